@@ -1,0 +1,241 @@
+package library
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/dhowden/tag"
+	"lukechampine.com/blake3"
+)
+
+// ContentIDPrefix starts every content id: the hash function's name.
+const ContentIDPrefix = "b3:"
+
+// Formats lists the file extensions the library indexes (what audio/ can
+// play), each with its format name.
+var formats = map[string]string{".mp3": "mp3", ".ogg": "ogg", ".oga": "ogg", ".flac": "flac", ".wav": "wav"}
+
+// FormatOf returns the format ("mp3", "ogg", "flac", "wav") a file name's
+// extension promises, or "" for a file the library does not index.
+func FormatOf(name string) string {
+	return formats[strings.ToLower(filepath.Ext(name))]
+}
+
+// file is what analysis needs from an open file; *os.File satisfies it.
+type file interface {
+	io.ReaderAt
+	io.ReadSeeker
+	io.Closer
+	Stat() (fs.FileInfo, error)
+}
+
+// fileSystem is the file access of scanner and watcher, injectable so tests
+// can simulate permission errors (tests run as root, which chmod does not
+// stop) and files vanishing at chosen moments.
+type fileSystem interface {
+	Open(name string) (file, error)
+	ReadDir(name string) ([]fs.DirEntry, error)
+	Lstat(name string) (fs.FileInfo, error)
+	Stat(name string) (fs.FileInfo, error)
+	EvalSymlinks(name string) (string, error)
+}
+
+type osFS struct{}
+
+func (osFS) Open(name string) (file, error)             { return os.Open(name) }
+func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
+func (osFS) Lstat(name string) (fs.FileInfo, error)     { return os.Lstat(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error)      { return os.Stat(name) }
+func (osFS) EvalSymlinks(name string) (string, error)   { return filepath.EvalSymlinks(name) }
+
+// copyBufs are reused read buffers for hashing (one per busy worker).
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// Analysis is the outcome of reading one file.
+type analysis struct {
+	track      Track
+	brokenTags error // tags unreadable: names came from the file name
+}
+
+// AnalyzeFile reads one audio file: checks its content against its
+// extension, reads its tags (falling back to file and folder names below
+// root), computes duration and content id, and finds its cover (embedded,
+// else cover.jpg/folder.jpg/cover.png/folder.png beside it). Errors wrap
+// ErrNotAudio, ErrUnsupported, ErrNotRegular or an fs error.
+func AnalyzeFile(path, root string) (Track, error) {
+	a, err := analyzeFile(osFS{}, path, root, coverBeside(osFS{}, filepath.Dir(path)))
+	return a.track, err
+}
+
+func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error) {
+	var a analysis
+	format := FormatOf(path)
+	if format == "" {
+		return a, fmt.Errorf("%w: extension of %q", ErrUnsupported, filepath.Base(path))
+	}
+	f, err := fsys.Open(path)
+	if err != nil {
+		return a, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return a, err
+	}
+	if !info.Mode().IsRegular() {
+		return a, ErrNotRegular
+	}
+	size := info.Size()
+	t := &a.track
+	t.Path, t.Size, t.ModTime, t.Format = path, size, info.ModTime(), format
+
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	buf := *bp
+	h := blake3.New(32, nil)
+
+	var tags tagInfo
+	var tagErr error
+	switch format {
+	case "wav":
+		w, err := parseWAV(f, size)
+		if err != nil {
+			return a, err
+		}
+		switch {
+		case w.id3Len > 0:
+			tags, tagErr = readID3Chunk(f, w.id3Start, w.id3Len)
+		case w.hasTags:
+			tags = w.tags
+		}
+		t.Duration = w.duration
+		if err := hashRange(f, w.dataStart, w.dataEnd, h, buf); err != nil {
+			return a, err
+		}
+	case "flac":
+		start, end, dur, err := flacRegion(f, size)
+		if err != nil {
+			return a, err
+		}
+		t.Duration = dur
+		tags, tagErr = readTags(f)
+		if err := hashRange(f, start, end, h, buf); err != nil {
+			return a, err
+		}
+	case "mp3":
+		start, end, err := mp3Region(f, size)
+		if err != nil {
+			return a, err
+		}
+		if err := checkMPEGStart(f, start, end); err != nil {
+			return a, err
+		}
+		tags, tagErr = readTags(f)
+		frames := &mp3Frames{}
+		if err := hashRange(f, start, end, io.MultiWriter(h, frames), buf); err != nil {
+			return a, err
+		}
+		t.Duration = frames.duration()
+	case "ogg":
+		var head [4]byte
+		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != "OggS" {
+			return a, fmt.Errorf("%w: no OggS capture pattern", ErrNotAudio)
+		}
+		tags, tagErr = readTags(f)
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return a, err
+		}
+		dur, err := hashOgg(io.LimitReader(f, size), h, nil)
+		if err != nil {
+			return a, err
+		}
+		t.Duration = dur
+	}
+	if tagErr != nil && !errors.Is(tagErr, tag.ErrNoTagsFound) {
+		a.brokenTags = tagErr
+	}
+	fallback(&tags, path, root)
+	t.ContentID = ContentIDPrefix + hex.EncodeToString(h.Sum(nil))
+	t.Title, t.Artists, t.Album, t.AlbumArtist = tags.title, tags.artists, tags.album, tags.albumArtist
+	t.TrackNo, t.DiscNo, t.Year, t.Genre = tags.track, tags.disc, tags.year, tags.genre
+	switch {
+	case tags.picture:
+		t.Cover = CoverEmbedded
+	case dirCover != "":
+		t.Cover = dirCover
+	}
+	return a, nil
+}
+
+// CoverEmbedded is Track.Cover for art inside the file's tags.
+const CoverEmbedded = "embedded"
+
+// hashRange writes bytes [start, end) of r to w.
+func hashRange(r io.ReaderAt, start, end int64, w io.Writer, buf []byte) error {
+	if end < start {
+		return fmt.Errorf("%w: empty audio region", ErrNotAudio)
+	}
+	n, err := io.CopyBuffer(w, io.NewSectionReader(r, start, end-start), buf)
+	if err != nil {
+		return err
+	}
+	if n != end-start {
+		return fmt.Errorf("library: file shrank while reading: %w", io.ErrUnexpectedEOF)
+	}
+	return nil
+}
+
+// coverNames are the cover image files looked for beside a track, in order
+// of preference, compared without case.
+var coverNames = []string{"cover.jpg", "cover.jpeg", "folder.jpg", "folder.jpeg", "cover.png", "folder.png"}
+
+// isCoverName reports whether name is one of coverNames.
+func isCoverName(name string) bool {
+	name = strings.ToLower(name)
+	for _, c := range coverNames {
+		if name == c {
+			return true
+		}
+	}
+	return false
+}
+
+// coverIn picks the preferred cover file among a folder's entry names and
+// returns its full path, or "".
+func coverIn(dir string, names []string) string {
+	best, bestRank := "", len(coverNames)
+	for _, n := range names {
+		l := strings.ToLower(n)
+		for i, c := range coverNames {
+			if l == c && i < bestRank {
+				best, bestRank = n, i
+			}
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return filepath.Join(dir, best)
+}
+
+// coverBeside lists dir to find its cover file.
+func coverBeside(fsys fileSystem, dir string) string {
+	entries, err := fsys.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Type().IsRegular() || e.Type()&fs.ModeSymlink != 0 {
+			names = append(names, e.Name())
+		}
+	}
+	return coverIn(dir, names)
+}
