@@ -13,12 +13,18 @@ type FileState struct {
 	Size      int64
 	ModTime   time.Time
 	ContentID string
+	Cover     string // Track.Cover, so a cover.jpg added later is noticed
 }
 
 // Unchanged reports whether a file with this size and modification time
 // needs no new analysis.
 func (s FileState) Unchanged(size int64, mod time.Time) bool {
 	return s.Size == size && s.ModTime.Equal(mod)
+}
+
+// StateOf returns the FileState of an indexed track.
+func StateOf(t Track) FileState {
+	return FileState{Size: t.Size, ModTime: t.ModTime, ContentID: t.ContentID, Cover: t.Cover}
 }
 
 // Index is what the scanner and the watcher need from persistence. The app
@@ -95,7 +101,7 @@ func (m *MemIndex) Known() (map[string]FileState, error) {
 	defer m.mu.RUnlock()
 	out := make(map[string]FileState, len(m.tracks))
 	for p, e := range m.tracks {
-		out[p] = FileState{Size: e.track.Size, ModTime: e.track.ModTime, ContentID: e.track.ContentID}
+		out[p] = StateOf(e.track)
 	}
 	return out, nil
 }
