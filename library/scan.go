@@ -71,11 +71,11 @@ type ScanResult struct {
 	Vanished    int // files that disappeared between listing and reading
 	Unreadable  int // permission denied and other read errors
 
-	BrokenTags     int // indexed with names from the file name because tags were unreadable
-	NonUTF8Names   int // paths that are not valid UTF-8 (indexed; shown with U+FFFD)
-	SymlinkLoops   int // symbolic links leading back to an enclosing folder
-	FolderErrors   int // folders that could not be listed (their entries are kept)
-	RootsMissing   int // music folders that do not exist or cannot be read
+	BrokenTags      int // indexed with names from the file name because tags were unreadable
+	NonUTF8Names    int // paths that are not valid UTF-8 (indexed; shown with U+FFFD)
+	SymlinkLoops    int // symbolic links leading back to an enclosing folder
+	FolderErrors    int // folders that could not be listed (their entries are kept)
+	RootsMissing    int // music folders that do not exist or cannot be read
 	ProblemsDropped int // problems beyond MaxProblems, counted but not listed
 
 	Problems []Problem // the first MaxProblems problems
@@ -114,12 +114,12 @@ type scanJob struct {
 type outcomeKind int
 
 const (
-	outTrack      outcomeKind = iota // analysis succeeded
-	outSkip                          // a file could not be indexed
-	outLoop                          // a symlink loop
-	outFolder                        // a folder could not be listed
-	outRootMissing                   // a music folder is unavailable
-	outTick                          // progress only
+	outTrack       outcomeKind = iota // analysis succeeded
+	outSkip                           // a file could not be indexed
+	outLoop                           // a symlink loop
+	outFolder                         // a folder could not be listed
+	outRootMissing                    // a music folder is unavailable
+	outTick                           // progress only
 )
 
 type outcome struct {
