@@ -52,6 +52,7 @@ type Engine struct {
 	cmdLast, cmdReserved uint64 // last command sequence issued, reservation
 
 	local         Output // our output's last report
+	localID       uint64 // heartbeat id of that report in this life; 0 none
 	localAt       time.Duration
 	localReported bool
 	gatewaySource uint64 // last OutputReport source id
@@ -77,6 +78,7 @@ type Engine struct {
 	gossipSeq    uint64
 	gossipAcked  uint64
 	lastGossipAt time.Duration
+	peerBehind   bool // a peer announced an older claim since the last Tick
 	readyOut     bool
 	inflight     inflight
 
@@ -234,7 +236,7 @@ func (e *Engine) Announcement() Coordination {
 		Version:   EnvelopeVersion,
 		Device:    e.self,
 		Claim:     e.claim,
-		Heartbeat: e.hbLast,
+		Heartbeat: e.localID,
 		Output:    e.local,
 	}
 }
@@ -294,7 +296,6 @@ func (e *Engine) learn(c Claim) bool {
 	if c.Compare(e.claim) <= 0 {
 		return false
 	}
-	prevOwner := e.claim.Owner
 	e.claim = c
 	e.gossipSeq++
 	// A claim learned without a report gives its owner a full timeout from
@@ -302,7 +303,6 @@ func (e *Engine) learn(c Claim) bool {
 	e.ownerBase = e.clock.Now()
 	e.ownerReported = false
 	e.ownerOutput = Output{}
-	_ = prevOwner
 	return true
 }
 
@@ -329,6 +329,7 @@ func (e *Engine) Heartbeat(o Output) uint64 {
 		e.hbReserved = reserve(e.hbLast)
 	}
 	e.local = o
+	e.localID = e.hbLast
 	e.localAt = e.clock.Now()
 	e.localReported = true
 	e.gossipSeq++
@@ -379,7 +380,7 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 	}
 	e.learn(c.Claim)
 	if c.Claim.Compare(e.claim) < 0 {
-		e.gossipSeq++ // the peer is behind: tell it
+		e.peerBehind = true // tell it on the next Tick, at most once per tick
 	}
 	if c.Heartbeat != 0 && c.Heartbeat > e.peerHB[from] {
 		e.notePeer(from, c.Heartbeat)
@@ -415,15 +416,17 @@ func (e *Engine) notePeer(from DeviceID, hb uint64) {
 }
 
 // Tick advances time-based decisions: the startup decision (rule 8),
-// failover (rule 7) and periodic re-announcement. Call it on a ticker.
+// failover (rule 7) and re-announcement (when a peer announced an older
+// claim, or nothing was announced for GossipInterval). Call it on a ticker.
 func (e *Engine) Tick() {
 	e.decideStartup()
-	if !e.startupPending && e.cfg.ShouldClaim(ReasonFailover, e.OwnerView()) {
+	if e.cfg.ShouldClaim(ReasonFailover, e.OwnerView()) {
 		_, _ = e.issue(e.self) // ErrExhausted: nothing sensible left to do
 	}
-	if e.gossipSeq == e.gossipAcked && e.clock.Now()-e.lastGossipAt >= GossipInterval {
+	if e.gossipSeq == e.gossipAcked && (e.peerBehind || e.clock.Now()-e.lastGossipAt >= GossipInterval) {
 		e.gossipSeq++
 	}
+	e.peerBehind = false
 }
 
 // RequestStartup records the one startup intent of this application

@@ -1,0 +1,783 @@
+// Package enginetest is a deterministic simulator for the engine package in
+// the style of TigerBeetle's VOPR: one seed drives 2-7 devices, each with its
+// own fake monotonic clock, over a network that drops, duplicates, delays,
+// reorders and partitions messages, with crashes that lose everything but
+// the last persisted checkpoint. Invariants are checked after every event
+// (safety); then the faults stop, the network heals, and the devices must
+// converge (liveness).
+package enginetest
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// Options tunes one simulation run. Zero values take defaults.
+type Options struct {
+	// Devices is the number of devices; 0 picks 2-7 from the seed.
+	Devices int
+	// EventsPerDevice is the length of the fault phase in device events per
+	// device (default 2000).
+	EventsPerDevice int
+	// Trace, when set, receives one line per event (for replaying a seed).
+	Trace func(string)
+}
+
+// Result summarises a successful run.
+type Result struct {
+	Devices      int
+	Events       int // device events fed to engines (both phases)
+	Messages     int // messages delivered
+	Crashes      int
+	ClaimsIssued int
+	Accepted     int // commands accepted by an owner
+	LiveRounds   int // gossip rounds the liveness phase needed
+}
+
+// Violation is the error of a failed run: an invariant broke.
+type Violation struct {
+	Seed  uint64
+	Event int
+	What  string
+}
+
+func (v *Violation) Error() string {
+	return fmt.Sprintf("seed %d, event %d: %s", v.Seed, v.Event, v.What)
+}
+
+const (
+	tickInterval = 250 * time.Millisecond // liveness-phase round length
+	maxSenders   = engine.MaxSendersPerTerm
+)
+
+type clock struct {
+	now    *time.Duration
+	offset time.Duration
+}
+
+func (c *clock) Now() time.Duration { return *c.now + c.offset }
+
+type msgKind uint8
+
+const (
+	kindAnnounce msgKind = iota
+	kindCommand
+)
+
+type msg struct {
+	at       time.Duration
+	order    uint64
+	from, to int
+	kind     msgKind
+	handoff  bool
+	coord    engine.Coordination
+	stamp    engine.CommandStamp
+	fromLife int // sender incarnation, for diagnostics
+}
+
+type claimKey struct {
+	counter uint64
+	issuer  engine.DeviceID
+}
+
+type acceptKey struct {
+	claim engine.Claim
+	from  engine.DeviceID
+}
+
+type device struct {
+	idx     int
+	id      engine.DeviceID
+	cfg     engine.Config
+	passive bool
+	gateway bool // reports through OutputReport
+	clock   *clock
+	eng     *engine.Engine
+	life    int
+
+	persisted    engine.Checkpoint
+	hasPersisted bool
+
+	available  bool // the real output endpoint works
+	wantPlay   bool // the user pressed play
+	source     uint64
+	lastRender bool
+
+	// invariant state
+	lastClaim  engine.Claim // within this life
+	pubHB      uint64
+	pubHBLife  int
+	sentSeq    uint64
+	transfers  map[engine.Claim]bool
+	accepted   map[acceptKey]uint64 // this life
+	outbox     []msg
+	pendingCmd []engine.CommandStamp // accepted, effect not applied yet
+}
+
+// sim is one run.
+type sim struct {
+	seed  uint64
+	rng   *rand.Rand
+	opt   Options
+	now   time.Duration
+	devs  []*device
+	queue msgHeap
+	order uint64
+	event int
+	res   Result
+	err   *Violation
+
+	tracing bool
+
+	// faults
+	faults    bool
+	dropP     float64
+	dupP      float64
+	maxDelay  time.Duration
+	partition []int
+
+	issued map[claimKey]engine.DeviceID // published claims: owner per (counter, issuer)
+}
+
+// Run simulates one seed and returns the first invariant violation as a
+// *Violation error.
+func Run(seed uint64, opt Options) (Result, error) {
+	s := &sim{
+		seed:   seed,
+		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		opt:    opt,
+		issued: make(map[claimKey]engine.DeviceID),
+	}
+	s.tracing = opt.Trace != nil
+	if s.opt.EventsPerDevice == 0 {
+		s.opt.EventsPerDevice = 2000
+	}
+	n := opt.Devices
+	if n == 0 {
+		n = 2 + s.rng.IntN(6)
+	}
+	s.res.Devices = n
+	s.setup(n)
+	s.faultPhase()
+	if s.err == nil {
+		s.livenessPhase()
+	}
+	if s.err != nil {
+		return s.res, s.err
+	}
+	return s.res, nil
+}
+
+func (s *sim) tracef(format string, args ...any) {
+	if s.opt.Trace != nil {
+		s.opt.Trace(fmt.Sprintf("%8d %9s ", s.event, s.now) + fmt.Sprintf(format, args...))
+	}
+}
+
+func (s *sim) fail(format string, args ...any) {
+	if s.err == nil {
+		s.err = &Violation{Seed: s.seed, Event: s.event, What: fmt.Sprintf(format, args...)}
+	}
+}
+
+func (s *sim) setup(n int) {
+	s.partition = make([]int, n)
+	s.faults = true
+	s.dropP = s.rng.Float64() * 0.3
+	s.dupP = s.rng.Float64() * 0.2
+	s.maxDelay = time.Duration(1+s.rng.IntN(2000)) * time.Millisecond
+	for i := range n {
+		cfg := engine.DefaultConfig()
+		cfg.DiscoveryMS = uint64(s.rng.IntN(3001))
+		cfg.OwnerTimeoutMS = uint64(1000 + s.rng.IntN(9001))
+		cfg.TakePausedOnStartup = s.rng.IntN(4) != 0
+		passive := s.rng.IntN(4) == 0
+		if passive {
+			cfg.ClaimOnStartup = false
+			cfg.AutomaticFailover = false
+		} else {
+			cfg.ClaimOnStartup = s.rng.IntN(8) != 0
+			cfg.AutomaticFailover = s.rng.IntN(8) != 0
+		}
+		d := &device{
+			idx:       i,
+			id:        engine.DeviceID(fmt.Sprintf("d%d", i)),
+			cfg:       cfg,
+			passive:   passive,
+			gateway:   s.rng.IntN(5) == 0,
+			available: s.rng.IntN(5) != 0,
+			wantPlay:  s.rng.IntN(2) == 0,
+			transfers: make(map[engine.Claim]bool),
+		}
+		s.devs = append(s.devs, d)
+		s.start(d)
+	}
+}
+
+// start launches a new application instance of d from its persisted state.
+func (s *sim) start(d *device) {
+	d.life++
+	d.clock = &clock{now: &s.now, offset: time.Duration(s.rng.Int64N(int64(time.Hour)))}
+	var err error
+	if d.hasPersisted {
+		d.eng, err = engine.Restore(d.persisted, "group", d.cfg, d.clock)
+	} else {
+		d.eng, err = engine.New(d.id, "group", d.cfg, d.clock)
+	}
+	if err != nil {
+		s.fail("%s: start: %v", d.id, err)
+		return
+	}
+	if d.eng.Claim().Compare(d.persisted.Claim) != 0 {
+		s.fail("%s: restored claim %v, persisted %v", d.id, d.eng.Claim(), d.persisted.Claim)
+	}
+	d.lastClaim = d.eng.Claim()
+	d.accepted = make(map[acceptKey]uint64)
+	d.outbox = d.outbox[:0]
+	d.pendingCmd = d.pendingCmd[:0]
+	d.lastRender = false
+	d.source = 0 // a new gateway session numbers its reports afresh
+	if s.tracing {
+		s.tracef("%s start life=%d claim=%v", d.id, d.life, d.eng.Claim())
+	}
+	d.eng.RequestStartup()
+	s.res.Events++
+	s.drive(d)
+}
+
+func (s *sim) crash(d *device) {
+	if s.tracing {
+		s.tracef("%s crash", d.id)
+	}
+	d.eng = nil
+	d.outbox = d.outbox[:0]
+	d.pendingCmd = d.pendingCmd[:0]
+	s.res.Crashes++
+}
+
+func (d *device) output() engine.Output {
+	return engine.Output{Available: d.available, Playing: d.available && d.wantPlay && d.lastRender}
+}
+
+// drive follows the driver contract of engine/doc.go for one transition.
+func (s *sim) drive(d *device) {
+	e := d.eng
+	if e == nil || s.err != nil {
+		return
+	}
+	s.checkDevice(d)
+	if s.faults && s.rng.IntN(400) == 0 {
+		s.crash(d) // before persisting: the transition is lost
+		return
+	}
+	if !e.HasReady() && len(d.outbox) == 0 && len(d.pendingCmd) == 0 {
+		return
+	}
+	rd := e.Ready()
+	// 1. persist
+	if rd.PersistCheckpoint {
+		s.persist(d, rd.Checkpoint)
+	}
+	// 2. publish
+	if rd.Gossip {
+		s.publishAnnouncement(d, rd.Announcement)
+	}
+	for _, m := range d.outbox {
+		s.publishCommand(d, m)
+	}
+	d.outbox = d.outbox[:0]
+	// 3. apply
+	d.lastRender = rd.MayRender
+	for _, st := range d.pendingCmd {
+		if e.Fence(st) && !e.MayRender() {
+			s.fail("%s: Fence true while not rendering", d.id)
+		}
+	}
+	d.pendingCmd = d.pendingCmd[:0]
+	// 4. advance
+	e.Advance()
+	if e.HasReady() && rd.Empty() {
+		s.fail("%s: Ready empty but HasReady still true", d.id)
+	}
+}
+
+func (s *sim) persist(d *device, cp engine.Checkpoint) {
+	if cp.Claim.Compare(d.persisted.Claim) < 0 {
+		s.fail("%s: persisted claim went backwards: %v -> %v", d.id, d.persisted.Claim, cp.Claim)
+	}
+	if cp.HeartbeatReserved < d.persisted.HeartbeatReserved || cp.CommandReserved < d.persisted.CommandReserved {
+		s.fail("%s: reservation went backwards: %+v -> %+v", d.id, d.persisted, cp)
+	}
+	if cp.Device != d.id || cp.Group != "group" {
+		s.fail("%s: checkpoint names %q/%q", d.id, cp.Device, cp.Group)
+	}
+	d.persisted, d.hasPersisted = cp, true
+}
+
+// published records a claim that left the device, checking that it was
+// persisted first and that claims are immutable.
+func (s *sim) published(d *device, c engine.Claim) {
+	if c.IsZero() {
+		return
+	}
+	if c.Compare(d.persisted.Claim) > 0 {
+		s.fail("%s: published claim %v before persisting it (persisted %v)", d.id, c, d.persisted.Claim)
+	}
+	k := claimKey{c.Counter, c.Issuer}
+	if o, ok := s.issued[k]; ok && o != c.Owner {
+		s.fail("claim {%d %s} published with owners %s and %s", c.Counter, c.Issuer, o, c.Owner)
+	}
+	s.issued[k] = c.Owner
+}
+
+func (s *sim) publishAnnouncement(d *device, a engine.Coordination) {
+	s.published(d, a.Claim)
+	if a.Heartbeat > d.persisted.HeartbeatReserved {
+		s.fail("%s: published heartbeat %d above persisted reservation %d", d.id, a.Heartbeat, d.persisted.HeartbeatReserved)
+	}
+	if a.Heartbeat != 0 {
+		if a.Heartbeat < d.pubHB || (a.Heartbeat == d.pubHB && d.pubHBLife != d.life) {
+			s.fail("%s: heartbeat id %d repeated or went back (last published %d in life %d, now life %d)", d.id, a.Heartbeat, d.pubHB, d.pubHBLife, d.life)
+		}
+		d.pubHB, d.pubHBLife = a.Heartbeat, d.life
+	}
+	for _, p := range s.devs {
+		if p != d {
+			s.send(msg{from: d.idx, to: p.idx, kind: kindAnnounce, coord: a, fromLife: d.life})
+		}
+	}
+}
+
+func (s *sim) publishCommand(d *device, m msg) {
+	s.published(d, m.stamp.Claim)
+	if m.stamp.Sequence > d.persisted.CommandReserved {
+		s.fail("%s: sent sequence %d above persisted reservation %d", d.id, m.stamp.Sequence, d.persisted.CommandReserved)
+	}
+	if m.stamp.Sequence <= d.sentSeq {
+		s.fail("%s: command sequence %d repeated (last sent %d)", d.id, m.stamp.Sequence, d.sentSeq)
+	}
+	d.sentSeq = m.stamp.Sequence
+	s.send(m)
+}
+
+func (s *sim) send(m msg) {
+	delay := time.Millisecond
+	if s.faults {
+		if s.rng.Float64() < s.dropP {
+			return
+		}
+		delay = time.Duration(1 + s.rng.Int64N(int64(s.maxDelay)))
+		if s.rng.Float64() < s.dupP {
+			d2 := m
+			d2.at = s.now + time.Duration(1+s.rng.Int64N(int64(s.maxDelay)))
+			s.order++
+			d2.order = s.order
+			s.queue.push(d2)
+		}
+	}
+	m.at = s.now + delay
+	s.order++
+	m.order = s.order
+	s.queue.push(m)
+}
+
+// deliver hands every message due by now to its (live, reachable) receiver.
+func (s *sim) deliver() {
+	for s.err == nil && s.queue.len() > 0 && s.queue.peek().at <= s.now {
+		m := s.queue.pop()
+		to := s.devs[m.to]
+		if to.eng == nil || s.partition[m.from] != s.partition[m.to] {
+			continue
+		}
+		s.res.Messages++
+		s.res.Events++
+		from := s.devs[m.from].id
+		switch m.kind {
+		case kindAnnounce:
+			err := to.eng.Announce(from, m.coord)
+			if err != nil {
+				s.fail("%s: Announce from %s: %v", to.id, from, err)
+			}
+			if s.tracing {
+				s.tracef("%s <- announce %s claim=%v hb=%d out=%+v -> claim=%v", to.id, from, m.coord.Claim, m.coord.Heartbeat, m.coord.Output, to.eng.Claim())
+			}
+		case kindCommand:
+			v := to.eng.Receive(from, m.stamp, m.handoff)
+			if s.tracing {
+				s.tracef("%s <- command %s %v handoff=%v: %v", to.id, from, m.stamp, m.handoff, v)
+			}
+			s.checkVerdict(to, from, m, v)
+		}
+		s.drive(to)
+	}
+}
+
+func (s *sim) checkVerdict(d *device, from engine.DeviceID, m msg, v engine.Verdict) {
+	if v != engine.Accepted {
+		return
+	}
+	st := m.stamp
+	if st.Claim.Owner != d.id || d.eng.Claim() != st.Claim {
+		s.fail("%s: accepted %v from %s while claim is %v", d.id, st, from, d.eng.Claim())
+	}
+	if m.handoff && st.Claim.Issuer != from {
+		s.fail("%s: accepted handoff %v from non-issuer %s", d.id, st, from)
+	}
+	k := acceptKey{st.Claim, from}
+	if last, ok := d.accepted[k]; ok && st.Sequence <= last {
+		s.fail("%s: accepted sequence %d from %s after %d in term %v", d.id, st.Sequence, from, last, st.Claim)
+	}
+	d.accepted[k] = st.Sequence
+	s.res.Accepted++
+	d.pendingCmd = append(d.pendingCmd, st)
+}
+
+// checkDevice holds the per-step invariants of one live device.
+func (s *sim) checkDevice(d *device) {
+	e := d.eng
+	c := e.Claim()
+	if c.Compare(d.lastClaim) < 0 {
+		s.fail("%s: claim went backwards: %v -> %v", d.id, d.lastClaim, c)
+	}
+	if c != d.lastClaim && c.Issuer == d.id && !d.transfers[c] {
+		s.res.ClaimsIssued++
+		if d.passive {
+			s.fail("%s: passive device claimed by itself: %v", d.id, c)
+		}
+	}
+	d.lastClaim = c
+	if e.MayRender() != (c.Owner == d.id) {
+		s.fail("%s: MayRender=%v with owner %q", d.id, e.MayRender(), c.Owner)
+	}
+	if st := e.Stats(); st.Senders > maxSenders {
+		s.fail("%s: %d senders tracked, bound %d", d.id, st.Senders, maxSenders)
+	}
+}
+
+func (s *sim) live() []*device {
+	var out []*device
+	for _, d := range s.devs {
+		if d.eng != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (s *sim) randDevice() *device { return s.devs[s.rng.IntN(len(s.devs))] }
+
+func (s *sim) heartbeat(d *device) {
+	o := d.output()
+	if d.gateway {
+		if s.rng.IntN(8) == 0 && d.source > 0 {
+			src := d.source - uint64(s.rng.IntN(int(min(d.source, 100)))) // a replayed report
+			if d.eng.OutputReport(src, o) {
+				s.fail("%s: OutputReport accepted old source %d", d.id, src)
+			}
+		} else {
+			d.source++
+			if !d.eng.OutputReport(d.source, o) {
+				s.fail("%s: OutputReport refused new source %d", d.id, d.source)
+			}
+		}
+	} else {
+		d.eng.Heartbeat(o)
+	}
+	if s.tracing {
+		s.tracef("%s heartbeat %+v", d.id, o)
+	}
+}
+
+// faultPhase is the safety phase: random inputs and faults.
+func (s *sim) faultPhase() {
+	total := s.opt.EventsPerDevice * len(s.devs)
+	for s.event = 0; s.event < total && s.err == nil; s.event++ {
+		d := s.randDevice()
+		switch r := s.rng.IntN(100); {
+		case r < 20: // time passes; messages arrive
+			s.now += time.Duration(s.rng.IntN(200)) * time.Millisecond
+			s.deliver()
+			continue
+		case r < 25: // partitions change
+			if s.rng.IntN(3) == 0 {
+				clear(s.partition)
+				if s.tracing {
+					s.tracef("heal partitions")
+				}
+			} else {
+				for i := range s.partition {
+					s.partition[i] = s.rng.IntN(3)
+				}
+				if s.tracing {
+					s.tracef("partition %v", s.partition)
+				}
+			}
+			continue
+		case r < 21: // crash or restart
+			if d.eng != nil {
+				s.crash(d)
+			} else {
+				s.start(d)
+			}
+			continue
+		}
+		if d.eng == nil {
+			if s.rng.IntN(4) == 0 {
+				s.start(d)
+			}
+			continue
+		}
+		s.res.Events++
+		switch r := s.rng.IntN(100); {
+		case r < 35:
+			d.eng.Tick()
+			if s.tracing {
+				s.tracef("%s tick", d.id)
+			}
+		case r < 70:
+			s.heartbeat(d)
+		case r < 76: // the user selects an output
+			to := s.randDevice()
+			st, err := d.eng.Transfer(to.id)
+			if err != nil {
+				s.fail("%s: Transfer: %v", d.id, err)
+				break
+			}
+			d.transfers[st.Claim] = true
+			if s.tracing {
+				s.tracef("%s transfer to %s: %v", d.id, to.id, st)
+			}
+			if to != d {
+				d.outbox = append(d.outbox, msg{from: d.idx, to: to.idx, kind: kindCommand, handoff: true, stamp: st})
+			}
+		case r < 90: // an ordinary control
+			st, err := d.eng.Stamp()
+			if err != nil {
+				break // no claim yet
+			}
+			owner := st.Claim.Owner
+			if owner == d.id {
+				d.pendingCmd = append(d.pendingCmd, st)
+				break
+			}
+			to := s.index(owner)
+			if s.rng.IntN(10) == 0 {
+				to = s.rng.IntN(len(s.devs)) // misaddressed
+			}
+			if to != d.idx {
+				d.outbox = append(d.outbox, msg{from: d.idx, to: to, kind: kindCommand, stamp: st})
+			}
+		case r < 95: // output availability changes
+			d.available = !d.available
+			s.heartbeat(d)
+		default: // the user presses play/pause
+			d.wantPlay = !d.wantPlay
+			s.heartbeat(d)
+		}
+		s.drive(d)
+	}
+}
+
+func (s *sim) index(id engine.DeviceID) int {
+	for i, d := range s.devs {
+		if d.id == id {
+			return i
+		}
+	}
+	return 0
+}
+
+// livenessPhase heals the network, restarts some crashed devices and then
+// requires convergence within a bound.
+func (s *sim) livenessPhase() {
+	s.faults = false
+	clear(s.partition)
+	if s.tracing {
+		s.tracef("liveness phase")
+	}
+	// Messages in flight keep their delays; they are delivered as time passes.
+	for _, d := range s.devs {
+		if d.eng == nil && s.rng.IntN(2) == 0 {
+			s.start(d)
+		}
+	}
+	if len(s.live()) == 0 {
+		s.start(s.devs[0])
+	}
+	var maxDisc, maxTimeout time.Duration
+	for _, d := range s.devs {
+		maxDisc = max(maxDisc, time.Duration(d.cfg.DiscoveryMS)*time.Millisecond)
+		maxTimeout = max(maxTimeout, time.Duration(d.cfg.OwnerTimeoutMS)*time.Millisecond)
+	}
+	heal := s.now
+	gossip := 8 * tickInterval // bounded gossip rounds after any change
+	inflight := s.maxDelay
+	// Every decision in the liveness phase is bounded by: old messages
+	// drained, discovery grace, one owner timeout, failover tick, gossip.
+	deadline := heal + inflight + maxDisc + 2*maxTimeout + 2*tickInterval + 2*gossip
+	agreedAt := time.Duration(-1)
+	var agreedClaim engine.Claim
+	stable := 0
+	for round := 1; s.err == nil; round++ {
+		s.now += tickInterval
+		for _, d := range s.live() {
+			s.res.Events += 2
+			s.heartbeat(d)
+			d.eng.Tick()
+			s.drive(d)
+		}
+		s.deliver()
+		s.event++
+		if s.err != nil {
+			return
+		}
+		c, agree := s.agreement()
+		if !agree {
+			agreedAt = -1
+			stable = 0
+		} else if agreedAt < 0 || c != agreedClaim {
+			agreedAt, agreedClaim = s.now, c
+			stable = 0
+		}
+		ok, why := s.converged(c, agree, agreedAt)
+		if ok {
+			stable++
+			if stable >= 4 {
+				s.res.LiveRounds = round
+				return
+			}
+		} else {
+			stable = 0
+		}
+		if s.now > deadline {
+			s.fail("no convergence %s after heal: %s\n%s", s.now-heal, why, s.describe())
+			return
+		}
+	}
+}
+
+// agreement reports whether every live device holds the same claim.
+func (s *sim) agreement() (engine.Claim, bool) {
+	live := s.live()
+	c := live[0].eng.Claim()
+	for _, d := range live[1:] {
+		if d.eng.Claim() != c {
+			return c, false
+		}
+	}
+	return c, true
+}
+
+func (s *sim) converged(c engine.Claim, agree bool, agreedAt time.Duration) (bool, string) {
+	if !agree {
+		return false, "live devices disagree on the claim"
+	}
+	for _, d := range s.live() {
+		if d.eng.StartupPending() {
+			return false, string(d.id) + " startup still pending"
+		}
+	}
+	renders := 0
+	for _, d := range s.live() {
+		if d.eng.MayRender() {
+			renders++
+		}
+	}
+	if c.IsZero() {
+		if renders != 0 {
+			return false, "renders without a claim"
+		}
+		return true, ""
+	}
+	owner := s.devs[s.index(c.Owner)]
+	if owner.eng != nil {
+		if renders != 1 || !owner.eng.MayRender() {
+			return false, fmt.Sprintf("%d devices may render, owner %s", renders, owner.id)
+		}
+		return true, ""
+	}
+	// The owner is dead. A live device with failover and an available output
+	// must take over within its owner timeout plus one tick of agreement.
+	var bound time.Duration = -1
+	for _, d := range s.live() {
+		if d.cfg.AutomaticFailover && d.available {
+			t := time.Duration(d.cfg.OwnerTimeoutMS)*time.Millisecond + tickInterval
+			if bound < 0 || t < bound {
+				bound = t
+			}
+		}
+	}
+	if bound < 0 {
+		return renders == 0, "nobody may take over a dead owner"
+	}
+	if s.now-agreedAt > bound {
+		s.fail("owner %s dead since agreement at %s; no failover within owner_timeout+tick (%s)\n%s", owner.id, agreedAt, bound, s.describe())
+	}
+	return false, "waiting for failover"
+}
+
+func (s *sim) describe() string {
+	var b strings.Builder
+	for _, d := range s.devs {
+		if d.eng == nil {
+			fmt.Fprintf(&b, "  %s dead (persisted %v)\n", d.id, d.persisted.Claim)
+			continue
+		}
+		fmt.Fprintf(&b, "  %s claim=%v render=%v pending=%v live=%v out=%+v cfg=%+v avail=%v\n",
+			d.id, d.eng.Claim(), d.eng.MayRender(), d.eng.StartupPending(), d.eng.OwnerLive(), d.eng.OwnerOutput(), d.cfg, d.available)
+	}
+	return b.String()
+}
+
+// msgHeap orders messages by delivery time, then send order.
+type msgHeap struct{ a []msg }
+
+func (h *msgHeap) len() int   { return len(h.a) }
+func (h *msgHeap) peek() *msg { return &h.a[0] }
+
+func (h *msgHeap) less(i, j int) bool {
+	if h.a[i].at != h.a[j].at {
+		return h.a[i].at < h.a[j].at
+	}
+	return h.a[i].order < h.a[j].order
+}
+
+func (h *msgHeap) push(m msg) {
+	h.a = append(h.a, m)
+	i := len(h.a) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.a[i], h.a[p] = h.a[p], h.a[i]
+		i = p
+	}
+}
+
+func (h *msgHeap) pop() msg {
+	top := h.a[0]
+	last := len(h.a) - 1
+	h.a[0] = h.a[last]
+	h.a = h.a[:last]
+	i := 0
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < last && h.less(l, m) {
+			m = l
+		}
+		if r < last && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h.a[i], h.a[m] = h.a[m], h.a[i]
+		i = m
+	}
+	return top
+}
