@@ -1,0 +1,40 @@
+// Package audio plays the local queue on this machine's default output and
+// reports what the speakers really do.
+//
+// It decodes MP3, Ogg Vorbis and WAV with ebiten's decoders and FLAC with
+// github.com/mewkiz/flac, resamples everything to one output rate (16-bit
+// stereo), and drives github.com/ebitengine/oto/v3 directly — the library
+// under ebiten's audio package — with one always-playing oto player whose
+// source is this package's mixer. The mixer streams the current track, runs
+// into the prepared next track without a gap, and writes silence when paused,
+// stopped or starved. Because the device keeps pulling samples (silence
+// included) the package can measure, at any time:
+//
+//   - available: the device opened without error and is consuming samples
+//     (the number of frames handed to the device advanced within
+//     Options.StallTimeout);
+//   - playing: available, and the frames the device consumed last were track
+//     samples (not the silence of pause, stop or a starved decoder);
+//   - position: the track position of the last frame the device consumed
+//     (frames read by oto minus the frames oto still buffers).
+//
+// ebiten's own audio.Player is not used: its Position only advances inside
+// ebiten's game loop, and its context hides the device error (see
+// PLATFORM.md). Nothing here needs the game loop.
+//
+// The caller's duties:
+//
+//  1. Call Open once per process (oto allows one context per process). A
+//     device that cannot be opened is not an Open error: the Output reports
+//     Available=false with the device error, in Report and as an
+//     Availability event. It never becomes available later in this process.
+//  2. Drain Events. When its buffer is full, events are dropped (counted in
+//     Report().DroppedEvents); Report always tells the truth now.
+//  3. Call Play, Pause, Resume, Stop, Seek, SetVolume and PrepareNext from
+//     any goroutine. None blocks for long, none panics on bad input: opening
+//     and decoding happen on a goroutine per track, and failures arrive as
+//     DecodeError events.
+//  4. Call PrepareNext while a track plays so the next one starts without a
+//     gap; on Finished (or DecodeError) the app decides what comes after.
+//  5. Feed Report() to the engine's heartbeat.
+package audio

@@ -1,0 +1,238 @@
+package audio
+
+import (
+	"sync"
+)
+
+// maxMarks bounds the timeline kept between what was written and what the
+// device consumed. Marks are added only at discontinuities inside a Read,
+// and Reads happen only when the small device-side buffer has room, so the
+// bound is never reached in practice; past it the oldest marks go.
+const maxMarks = 4096
+
+// mark starts a run of written frames: silence, or consecutive frames of
+// one track starting at track frame pos.
+type mark struct {
+	at     int64 // index in the written stream
+	track  Track
+	pos    int64
+	silent bool
+}
+
+// timed is an event that becomes true when the device consumes frame at.
+type timed struct {
+	at int64
+	ev Event
+}
+
+// mixer is the io.Reader oto plays. It writes the current track, runs into
+// the prepared next track within the same Read (gapless), writes silence
+// when paused, stopped or starved, and keeps a timeline of what it wrote so
+// the monitor can tell what the device consumed.
+type mixer struct {
+	mu      sync.Mutex
+	rate    int
+	ahead   int // chunks decoded ahead per track
+	onErr   func(Track, error)
+	cur     *stream
+	next    *stream
+	paused  bool
+	written int64
+	marks   []mark
+	timed   []timed
+	seq     uint64
+}
+
+func newMixer(rate, ahead int, onErr func(Track, error)) *mixer {
+	return &mixer{rate: rate, ahead: ahead, onErr: onErr}
+}
+
+// Read fills p with whole frames and never blocks on decoding.
+func (m *mixer) Read(p []byte) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	total := len(p) / bytesPerFrame * bytesPerFrame
+	i := 0
+	for i < total {
+		if m.paused || m.cur == nil {
+			i = m.silence(p, i, total)
+			break
+		}
+		s := m.cur
+		n, pos, r := s.take(p[i:total])
+		switch r {
+		case takeOK:
+			at := m.written + int64(i/bytesPerFrame)
+			if !s.started {
+				s.started = true
+				m.addTimed(at, Started{Track: s.track, At: framesToDuration(pos, m.rate)})
+			}
+			m.addMark(mark{at: at, track: s.track, pos: pos})
+			i += n
+		case takeStarve:
+			i = m.silence(p, i, total)
+		case takeEnd:
+			if !s.failed {
+				m.addTimed(m.written+int64(i/bytesPerFrame), Finished{Track: s.track})
+			}
+			s.close()
+			m.cur, m.next = m.next, nil
+		}
+	}
+	m.written += int64(total / bytesPerFrame)
+	return total, nil
+}
+
+// silence zeroes p[i:total], marks it and returns total.
+func (m *mixer) silence(p []byte, i, total int) int {
+	clear(p[i:total])
+	m.addMark(mark{at: m.written + int64(i/bytesPerFrame), silent: true})
+	return total
+}
+
+func (m *mixer) addMark(k mark) {
+	if n := len(m.marks); n > 0 {
+		last := m.marks[n-1]
+		if last.silent && k.silent {
+			return
+		}
+		if !last.silent && !k.silent && last.track == k.track && last.pos+(k.at-last.at) == k.pos {
+			return
+		}
+	}
+	if len(m.marks) >= maxMarks {
+		m.marks = append(m.marks[:0], m.marks[len(m.marks)-maxMarks/2:]...)
+	}
+	m.marks = append(m.marks, k)
+}
+
+func (m *mixer) addTimed(at int64, ev Event) {
+	if len(m.timed) >= maxMarks {
+		m.timed = append(m.timed[:0], m.timed[len(m.timed)-maxMarks/2:]...)
+	}
+	m.timed = append(m.timed, timed{at: at, ev: ev})
+}
+
+// consumedState is what the device did up to a consumed frame count.
+type consumedState struct {
+	playing bool  // the last consumed frame was a track frame
+	track   Track // track at the device, or the current one when silent
+	pos     int64 // frames: position after the last consumed frame, or the cursor
+	paused  bool
+	events  []Event // timed events released by this consumption
+}
+
+// observe releases the timed events whose frame the device consumed and
+// describes the last consumed frame. consumed never decreases.
+func (m *mixer) observe(consumed int64) consumedState {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var st consumedState
+	k := 0
+	for k < len(m.timed) && m.timed[k].at < consumed {
+		st.events = append(st.events, m.timed[k].ev)
+		k++
+	}
+	m.timed = append(m.timed[:0], m.timed[k:]...)
+	// The mark holding frame consumed-1 is the last with at < consumed.
+	j := -1
+	for x := len(m.marks) - 1; x >= 0; x-- {
+		if m.marks[x].at < consumed {
+			j = x
+			break
+		}
+	}
+	if j > 0 {
+		m.marks = append(m.marks[:0], m.marks[j:]...)
+		j = 0
+	}
+	st.paused = m.paused
+	if j == 0 && !m.marks[0].silent {
+		k := m.marks[0]
+		st.playing = true
+		st.track = k.track
+		st.pos = k.pos + consumed - k.at
+		return st
+	}
+	if m.cur != nil {
+		st.track = m.cur.track
+		st.pos = m.cur.cursor
+	}
+	return st
+}
+
+// written returns the frames handed to the device so far.
+func (m *mixer) writtenFrames() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.written
+}
+
+func (m *mixer) newTrack(src Source) Track {
+	m.seq++
+	return Track{ID: src.ID, Seq: m.seq}
+}
+
+// play replaces the current track (and drops the prepared one).
+func (m *mixer) play(src Source, at int64) Track {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.newTrack(src)
+	m.closeAll()
+	m.cur = startStream(t, src, m.rate, at, m.ahead, m.onErr)
+	m.paused = false
+	return t
+}
+
+// prepare sets the track that follows the current one without a gap.
+func (m *mixer) prepare(src Source) Track {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.newTrack(src)
+	if m.next != nil {
+		m.next.close()
+	}
+	m.next = startStream(t, src, m.rate, 0, m.ahead, m.onErr)
+	return t
+}
+
+func (m *mixer) closeAll() {
+	if m.cur != nil {
+		m.cur.close()
+		m.cur = nil
+	}
+	if m.next != nil {
+		m.next.close()
+		m.next = nil
+	}
+}
+
+func (m *mixer) stop() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closeAll()
+	m.paused = false
+}
+
+func (m *mixer) setPaused(p bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.paused = p
+}
+
+func (m *mixer) isPaused() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.paused
+}
+
+// seek moves the current track to frame f; false when nothing is loaded.
+func (m *mixer) seek(f int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.cur == nil {
+		return false
+	}
+	m.cur.seek(f)
+	return true
+}

@@ -1,0 +1,88 @@
+package audio
+
+import (
+	"fmt"
+	"time"
+)
+
+// Options configure Open. A zero field takes the default named in its
+// comment; Validate rejects values outside the stated ranges.
+type Options struct {
+	// SampleRate of the output in Hz, 8000..192000; 0 means 44100.
+	SampleRate int
+	// BufferSize of the device buffer, 5ms..200ms; 0 means 20ms. The
+	// output goes silent within about twice this after Stop or Pause.
+	BufferSize time.Duration
+	// ReadAhead is the decoded audio kept ready per track, 50ms..10s;
+	// 0 means 500ms.
+	ReadAhead time.Duration
+	// Tick is how often the device is measured, 1ms..100ms; 0 means 10ms.
+	Tick time.Duration
+	// PositionInterval between Position events while playing, 10ms..10s;
+	// 0 means 250ms.
+	PositionInterval time.Duration
+	// StallTimeout after which a device that stopped consuming is reported
+	// unavailable, 100ms..10s; 0 means 500ms.
+	StallTimeout time.Duration
+	// EventBuffer is the capacity of the Events channel, 16..65536; 0 means
+	// 1024.
+	EventBuffer int
+}
+
+// Validate reports the first field outside its range, quoting its value.
+func (o Options) Validate() error {
+	checkD := func(name string, v, lo, hi time.Duration) error {
+		if v != 0 && (v < lo || v > hi) {
+			return fmt.Errorf("audio: Options.%s = %v, want 0 or %v..%v", name, v, lo, hi)
+		}
+		return nil
+	}
+	if o.SampleRate != 0 && (o.SampleRate < 8000 || o.SampleRate > 192000) {
+		return fmt.Errorf("audio: Options.SampleRate = %d, want 0 or 8000..192000", o.SampleRate)
+	}
+	if o.EventBuffer != 0 && (o.EventBuffer < 16 || o.EventBuffer > 65536) {
+		return fmt.Errorf("audio: Options.EventBuffer = %d, want 0 or 16..65536", o.EventBuffer)
+	}
+	for _, c := range []struct {
+		name      string
+		v, lo, hi time.Duration
+	}{
+		{"BufferSize", o.BufferSize, 5 * time.Millisecond, 200 * time.Millisecond},
+		{"ReadAhead", o.ReadAhead, 50 * time.Millisecond, 10 * time.Second},
+		{"Tick", o.Tick, time.Millisecond, 100 * time.Millisecond},
+		{"PositionInterval", o.PositionInterval, 10 * time.Millisecond, 10 * time.Second},
+		{"StallTimeout", o.StallTimeout, 100 * time.Millisecond, 10 * time.Second},
+	} {
+		if err := checkD(c.name, c.v, c.lo, c.hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withDefaults returns o with the documented defaults in its zero fields.
+func (o Options) withDefaults() Options {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	if o.SampleRate == 0 {
+		o.SampleRate = 44100
+	}
+	if o.EventBuffer == 0 {
+		o.EventBuffer = 1024
+	}
+	def(&o.BufferSize, 20*time.Millisecond)
+	def(&o.ReadAhead, 500*time.Millisecond)
+	def(&o.Tick, 10*time.Millisecond)
+	def(&o.PositionInterval, 250*time.Millisecond)
+	def(&o.StallTimeout, 500*time.Millisecond)
+	return o
+}
+
+// aheadChunks is ReadAhead in decode chunks.
+func (o Options) aheadChunks() int {
+	frames := durationToFrames(o.ReadAhead, o.SampleRate)
+	return int(max(1, (frames+chunkFrames-1)/chunkFrames))
+}

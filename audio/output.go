@@ -1,0 +1,265 @@
+package audio
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// device is what the monitor needs from the sound device.
+type device interface {
+	// Err returns the device error, nil while it works.
+	Err() error
+	// Buffered returns the bytes read from the mixer and not yet consumed.
+	Buffered() int
+	// SetGain sets the linear amplitude factor.
+	SetGain(g float64)
+	// Close stops pulling samples.
+	Close()
+}
+
+// Output is the local audio output. Its methods are safe for concurrent use,
+// return quickly and never panic on bad input.
+type Output struct {
+	opts   Options
+	mix    *mixer
+	events chan Event
+
+	devMu sync.Mutex
+	dev   device // nil until the device is ready
+	gain  float64
+
+	emitMu  sync.Mutex
+	closed  bool
+	dropped atomic.Uint64
+
+	repMu  sync.Mutex
+	report Report
+
+	volume  atomic.Int64
+	quit    chan struct{}
+	done    chan struct{}
+	closeMu sync.Once
+}
+
+func newOutput(o Options) *Output {
+	out := &Output{
+		opts:   o,
+		events: make(chan Event, o.EventBuffer),
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+		gain:   1,
+	}
+	out.volume.Store(100)
+	out.report = Report{Err: ErrNotConsuming, Volume: 100}
+	out.mix = newMixer(o.SampleRate, o.aheadChunks(), func(t Track, err error) {
+		out.emit(DecodeError{Track: t, Err: err})
+	})
+	return out
+}
+
+// attach hands the ready device (or its failure) to the monitor.
+func (o *Output) attach(d device) {
+	o.devMu.Lock()
+	defer o.devMu.Unlock()
+	select {
+	case <-o.quit:
+		d.Close()
+		return
+	default:
+	}
+	o.dev = d
+	d.SetGain(o.gain)
+}
+
+func (o *Output) device() device {
+	o.devMu.Lock()
+	defer o.devMu.Unlock()
+	return o.dev
+}
+
+// emit queues ev without blocking; a full queue drops it and counts.
+func (o *Output) emit(ev Event) {
+	o.emitMu.Lock()
+	defer o.emitMu.Unlock()
+	if o.closed {
+		return
+	}
+	select {
+	case o.events <- ev:
+	default:
+		o.dropped.Add(1)
+	}
+}
+
+// Events returns the channel of events. Drain it: when it is full, events
+// are dropped and counted in Report().Dropped. It is closed by Close.
+func (o *Output) Events() <-chan Event { return o.events }
+
+// Play starts src at position at (clamped to the track), replacing the
+// current track and dropping the prepared one, and clears Pause. The file is
+// opened and decoded on another goroutine: failures arrive as DecodeError.
+// The returned Track is echoed in this play's events.
+func (o *Output) Play(src Source, at time.Duration) Track {
+	return o.mix.play(src, durationToFrames(at, o.opts.SampleRate))
+}
+
+// PrepareNext decodes src ahead so it follows the current track without a
+// gap. A second call replaces the prepared track; Play and Stop drop it.
+func (o *Output) PrepareNext(src Source) Track {
+	return o.mix.prepare(src)
+}
+
+// Pause makes the output silent (within about 2*BufferSize) and keeps the
+// position; the device stays open and measured.
+func (o *Output) Pause() { o.mix.setPaused(true) }
+
+// Resume continues after Pause at the position where the sound stopped.
+func (o *Output) Resume() { o.mix.setPaused(false) }
+
+// Stop drops the current and prepared tracks: silence within about
+// 2*BufferSize. No Finished follows for them.
+func (o *Output) Stop() { o.mix.stop() }
+
+// Seek moves the current track to d (clamped to the track); it reports
+// false when nothing is loaded.
+func (o *Output) Seek(d time.Duration) bool {
+	return o.mix.seek(durationToFrames(d, o.opts.SampleRate))
+}
+
+// SetVolume sets the volume, 0..100 (clamped), on the perceptual curve of
+// Gain. It applies to what the device consumes next.
+func (o *Output) SetVolume(v int) {
+	v = max(0, min(100, v))
+	o.volume.Store(int64(v))
+	o.devMu.Lock()
+	defer o.devMu.Unlock()
+	o.gain = Gain(v)
+	if o.dev != nil {
+		o.dev.SetGain(o.gain)
+	}
+}
+
+// Report returns the truth now (as of the last measurement, at most
+// Options.Tick old), for the engine's heartbeat.
+func (o *Output) Report() Report {
+	o.repMu.Lock()
+	r := o.report
+	o.repMu.Unlock()
+	r.Paused = o.mix.isPaused()
+	r.Volume = int(o.volume.Load())
+	r.Dropped = o.dropped.Load()
+	return r
+}
+
+// Close stops the output: the device stops pulling, the track goroutines
+// end, and Events is closed. The oto context stays (it cannot be closed),
+// so a process opens one Output in its lifetime.
+func (o *Output) Close() error {
+	o.closeMu.Do(func() {
+		close(o.quit)
+		<-o.done
+		o.mix.stop()
+		o.devMu.Lock()
+		if o.dev != nil {
+			o.dev.Close()
+		}
+		o.devMu.Unlock()
+		o.emitMu.Lock()
+		o.closed = true
+		close(o.events)
+		o.emitMu.Unlock()
+		o.repMu.Lock()
+		o.report.Available, o.report.Playing, o.report.Err = false, false, ErrClosed
+		o.repMu.Unlock()
+	})
+	return nil
+}
+
+// monitor measures the device every Tick and turns what it consumed into
+// events and the report.
+func (o *Output) monitor() {
+	defer close(o.done)
+	t := time.NewTicker(o.opts.Tick)
+	defer t.Stop()
+	var m meter
+	for {
+		select {
+		case <-o.quit:
+			return
+		case now := <-t.C:
+			o.measure(&m, now)
+		}
+	}
+}
+
+// meter is the monitor's memory between measurements.
+type meter struct {
+	consumed    int64
+	lastAdvance time.Time
+	known       bool // an Availability was emitted
+	available   bool
+	errText     string
+	playing     bool
+	lastPos     time.Time
+}
+
+func (o *Output) measure(m *meter, now time.Time) {
+	dev := o.device()
+	var devErr error
+	if dev != nil {
+		written := o.mix.writtenFrames() // before Buffered: never overestimates
+		devErr = dev.Err()
+		c := written - int64(dev.Buffered()/bytesPerFrame)
+		if c > m.consumed {
+			m.consumed = c
+			m.lastAdvance = now
+		}
+	}
+	available := dev != nil && devErr == nil && !m.lastAdvance.IsZero() &&
+		now.Sub(m.lastAdvance) <= o.opts.StallTimeout
+	var why error
+	switch {
+	case available:
+	case devErr != nil:
+		why = devErr
+	default:
+		why = ErrNotConsuming
+	}
+	st := o.mix.observe(m.consumed)
+	playing := available && st.playing
+	for _, ev := range st.events {
+		o.emit(ev)
+	}
+	if dev != nil {
+		text := ""
+		if why != nil {
+			text = why.Error()
+		}
+		if !m.known || available != m.available || text != m.errText {
+			m.known, m.available, m.errText = true, available, text
+			o.emit(Availability{Available: available, Err: why})
+		}
+	}
+	if playing != m.playing {
+		m.playing = playing
+		o.emit(Activity{Playing: playing})
+		m.lastPos = time.Time{}
+	}
+	pos := framesToDuration(st.pos, o.opts.SampleRate)
+	if playing && now.Sub(m.lastPos) >= o.opts.PositionInterval {
+		m.lastPos = now
+		o.emit(Position{Track: st.track, Pos: pos})
+	}
+	o.repMu.Lock()
+	o.report = Report{Available: available, Err: why, Playing: playing, Track: st.track, Pos: pos, Consumed: m.consumed}
+	o.repMu.Unlock()
+}
+
+// failedDevice stands for a device that did not open.
+type failedDevice struct{ err error }
+
+func (f failedDevice) Err() error      { return f.err }
+func (f failedDevice) Buffered() int   { return 0 }
+func (f failedDevice) SetGain(float64) {}
+func (f failedDevice) Close()          {}

@@ -1,0 +1,230 @@
+package audio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// chunkFrames is the unit of decode-ahead: about 46 ms at 44.1 kHz.
+const chunkFrames = 2048
+
+// maxIdleReads bounds decoder reads that return nothing and no error before
+// the stream is declared corrupt (a decoder stuck in a loop).
+const maxIdleReads = 64
+
+// chunk is decoded audio handed from a stream's goroutine to the mixer.
+type chunk struct {
+	gen  uint64 // seek generation it belongs to
+	data []byte // whole frames
+	pos  int64  // track frame of data[0]
+	end  bool   // nothing follows in this generation
+	err  error  // why it ended, nil at a clean end
+}
+
+type seekReq struct {
+	gen   uint64
+	frame int64
+}
+
+// stream decodes one track ahead of the mixer on its own goroutine, so a
+// slow file or decoder never blocks the device thread or the caller.
+type stream struct {
+	track  Track
+	chunks chan chunk
+	seekCh chan seekReq // capacity 1: a newer seek replaces an unserved one
+	quit   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+
+	// Reader side, guarded by the mixer's mutex.
+	gen     uint64
+	cur     chunk
+	cursor  int64 // track frame the mixer writes next
+	started bool  // first frame was written
+	ended   bool
+	failed  bool
+}
+
+// startStream opens src on a new goroutine and decodes from frame at.
+// onErr is called (from that goroutine) when opening or decoding fails.
+func startStream(t Track, src Source, rate int, at int64, ahead int, onErr func(Track, error)) *stream {
+	s := &stream{
+		track:  t,
+		chunks: make(chan chunk, max(ahead, 1)),
+		seekCh: make(chan seekReq, 1),
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+		cursor: at,
+	}
+	go s.run(src, rate, at, onErr)
+	return s
+}
+
+func (s *stream) close() { s.once.Do(func() { close(s.quit) }) }
+
+func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
+	defer close(s.done)
+	var gen uint64
+	fail := func(err error) {
+		onErr(s.track, err)
+		select {
+		case s.chunks <- chunk{gen: gen, end: true, err: err}:
+		case <-s.quit:
+		}
+	}
+	f, err := openSource(src)
+	if err != nil {
+		fail(err)
+		return
+	}
+	defer func() { _ = f.Close() }() // read-only: nothing to lose on close
+	dec, err := NewDecoder(f, src.name(), rate)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if at > 0 {
+		if err := dec.SeekFrame(at); err != nil {
+			fail(err)
+			return
+		}
+	}
+	ended := false
+	idle := 0
+	for {
+		select {
+		case <-s.quit:
+			return
+		case req := <-s.seekCh:
+			gen, ended, idle = req.gen, false, 0
+			if err := dec.SeekFrame(req.frame); err != nil {
+				fail(err)
+				ended = true
+			}
+			continue
+		default:
+		}
+		if ended {
+			select {
+			case <-s.quit:
+				return
+			case req := <-s.seekCh:
+				gen, ended, idle = req.gen, false, 0
+				if err := dec.SeekFrame(req.frame); err != nil {
+					fail(err)
+					ended = true
+				}
+			}
+			continue
+		}
+		c := chunk{gen: gen, pos: dec.Pos()}
+		buf := make([]byte, chunkFrames*bytesPerFrame)
+		n, err := dec.Read(buf)
+		c.data = buf[:n]
+		switch {
+		case errors.Is(err, io.EOF):
+			c.end = true
+		case err != nil:
+			c.end, c.err = true, err
+			onErr(s.track, err)
+		case n == 0:
+			if idle++; idle > maxIdleReads {
+				c.end, c.err = true, fmt.Errorf("%w: decoder makes no progress", ErrCorrupt)
+				onErr(s.track, c.err)
+			} else {
+				continue
+			}
+		default:
+			idle = 0
+		}
+		ended = c.end
+		select {
+		case s.chunks <- c:
+		case <-s.quit:
+			return
+		case req := <-s.seekCh:
+			gen, ended, idle = req.gen, false, 0
+			if err := dec.SeekFrame(req.frame); err != nil {
+				fail(err)
+				ended = true
+			}
+		}
+	}
+}
+
+// openSource opens src, turning a panicking Open func into an error.
+func openSource(src Source) (f io.ReadSeekCloser, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("audio: opening %q panicked: %v", src.name(), r)
+		}
+	}()
+	f, err = src.open()
+	if err == nil && f == nil {
+		err = ErrNoSource
+	}
+	return f, err
+}
+
+// takeResult says why take returned no frames.
+type takeResult int
+
+const (
+	takeOK     takeResult = iota
+	takeStarve            // nothing decoded yet: write silence, try later
+	takeEnd               // the track ended (cleanly, or failed: see failed)
+)
+
+// take copies decoded frames into p without blocking. Mixer side: the
+// caller holds the mixer's mutex.
+func (s *stream) take(p []byte) (n int, pos int64, r takeResult) {
+	for {
+		if len(s.cur.data) > 0 {
+			n = copy(p, s.cur.data)
+			pos = s.cur.pos
+			s.cur.data = s.cur.data[n:]
+			s.cur.pos += int64(n / bytesPerFrame)
+			s.cursor = s.cur.pos
+			return n, pos, takeOK
+		}
+		if s.ended || s.cur.end {
+			s.ended = true
+			s.failed = s.cur.err != nil
+			return 0, 0, takeEnd
+		}
+		select {
+		case c := <-s.chunks:
+			if c.gen == s.gen {
+				s.cur = c
+			}
+		default:
+			select {
+			case <-s.done:
+				// The goroutine gave up (open failed) and nothing is left.
+				if len(s.chunks) == 0 {
+					s.ended, s.failed = true, true
+					return 0, 0, takeEnd
+				}
+				continue
+			default:
+			}
+			return 0, 0, takeStarve
+		}
+	}
+}
+
+// seek asks the goroutine for frame f; chunks of older generations are
+// dropped as they arrive. Mixer side.
+func (s *stream) seek(f int64) {
+	s.gen++
+	s.cur = chunk{}
+	s.ended, s.failed = false, false
+	s.cursor = f
+	select {
+	case <-s.seekCh:
+	default:
+	}
+	s.seekCh <- seekReq{gen: s.gen, frame: f} // never blocks: one sender, drained above
+}
