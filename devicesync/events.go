@@ -1,0 +1,84 @@
+package devicesync
+
+import (
+	"encoding/json"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// Event is a value the node hands to the app on Events(). The concrete
+// types are listed below; the app switches on them.
+type Event interface{ isEvent() }
+
+// SnapshotReceived is a trusted peer's playback snapshot. From is the
+// authenticated sender and equals Coordination.Device.
+type SnapshotReceived struct {
+	From         engine.DeviceID
+	Coordination engine.Coordination
+	State        json.RawMessage
+}
+
+// CommandReceived is a stamped playback command targeted at this device.
+// From is the op's origin, a member of the group.
+type CommandReceived struct {
+	OpID    string
+	From    engine.DeviceID
+	Target  engine.DeviceID
+	Stamp   engine.CommandStamp
+	Handoff bool
+	Body    json.RawMessage
+}
+
+// PairingRequest asks the user to accept or deny a device presenting one
+// of this device's invites. GroupConflict is set when the requester belongs
+// to another group of more than one device: Accept's joinTheirs then
+// chooses between joining that group and keeping this one.
+type PairingRequest struct {
+	ID            string
+	DeviceID      engine.DeviceID
+	Name          string
+	GroupConflict bool
+}
+
+// GroupChanged reports that the group id or its membership changed.
+type GroupChanged struct {
+	Group   string
+	Devices []DeviceInfo
+}
+
+// PeerOnline reports a new direct connection to a member.
+type PeerOnline struct{ Device engine.DeviceID }
+
+// PeerOffline reports that the last direct connection to a member closed.
+type PeerOffline struct{ Device engine.DeviceID }
+
+func (SnapshotReceived) isEvent() {}
+func (CommandReceived) isEvent()  {}
+func (PairingRequest) isEvent()   {}
+func (GroupChanged) isEvent()     {}
+func (PeerOnline) isEvent()       {}
+func (PeerOffline) isEvent()      {}
+
+// DeviceInfo describes one member for presentation. Online is true while
+// the device is directly connected and was heard within OnlineWindow; it
+// never feeds ownership.
+type DeviceInfo struct {
+	ID              engine.DeviceID
+	Name            string
+	Addresses       []string
+	ProtocolVersion int
+	Online          bool
+	Self            bool
+}
+
+// Counters are totals of input that was refused or ignored, for tests and
+// status.
+type Counters struct {
+	Legacy      uint64 // snapshots or commands without a usable envelope
+	Spoofed     uint64 // snapshots whose device_id is not the sender
+	StaleCmds   uint64 // commands older than CommandMaxAge
+	UnknownType uint64 // lines of an unknown message type
+	Refused     uint64 // handshakes or messages refused: unknown, revoked, not a member
+	Closed      uint64 // connections closed for malformed input or a limit
+	Dropped     uint64 // ops refused: revoked origin, over log limits
+}

@@ -1,0 +1,690 @@
+package devicesync
+
+import (
+	"cmp"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// Clock is the wall clock the node reads for protocol time: op HLCs, invite
+// expiry, command age and the online window. Socket deadlines, backoff and
+// rate limits use the real monotonic clock.
+type Clock interface{ Now() time.Time }
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+// Default timings.
+const (
+	DefaultSyncInterval = 2 * time.Second
+	DefaultPairRetry    = time.Second
+)
+
+// Config configures a Node. Zero Clock, Logger, Limits, SyncInterval and
+// PairRetry mean the documented defaults; every other field is taken as
+// given and checked by Validate.
+type Config struct {
+	Key    ed25519.PrivateKey // this installation's identity
+	Name   string             // shown to the user on other devices
+	Listen string             // host:port, port 0 picks a free port
+	Peers  []string           // host:port of devices to dial (--peer)
+	// Advertise overrides the addresses put in this device's profile and
+	// invites; nil derives them from the bound listener.
+	Advertise []string
+	MDNS      bool // announce and browse on the LAN
+	Store     Store
+	Clock     Clock        // nil: time.Now
+	Logger    *slog.Logger // nil: slog.Default()
+	Limits    Limits       // zero: DefaultLimits()
+	// SyncInterval is the anti-entropy period (zero: DefaultSyncInterval).
+	SyncInterval time.Duration
+	// PairRetry is how often a requester repeats its pairing request while
+	// the other user decides (zero: DefaultPairRetry).
+	PairRetry time.Duration
+}
+
+// Validate names the first invalid field.
+func (c Config) Validate() error {
+	switch {
+	case len(c.Key) != ed25519.PrivateKeySize:
+		return fmt.Errorf("devicesync: Config.Key has %d bytes, want %d", len(c.Key), ed25519.PrivateKeySize)
+	case c.Store == nil:
+		return errors.New("devicesync: Config.Store is nil")
+	case c.Listen == "":
+		return errors.New(`devicesync: Config.Listen is empty, want host:port (port 0 allowed)`)
+	case len(c.Name) > maxNameBytes:
+		return fmt.Errorf("devicesync: Config.Name has %d bytes, limit %d", len(c.Name), maxNameBytes)
+	case len(c.Peers) > maxDialTargets:
+		return fmt.Errorf("devicesync: Config.Peers has %d entries, limit %d", len(c.Peers), maxDialTargets)
+	case c.SyncInterval < 0 || c.PairRetry < 0:
+		return fmt.Errorf("devicesync: SyncInterval = %v, PairRetry = %v, want >= 0", c.SyncInterval, c.PairRetry)
+	}
+	for _, p := range c.Peers {
+		if _, _, err := net.SplitHostPort(p); err != nil {
+			return fmt.Errorf("devicesync: Config.Peers entry %q: %v", p, err)
+		}
+	}
+	if c.Limits != (Limits{}) {
+		return c.Limits.Validate()
+	}
+	return nil
+}
+
+// API errors.
+var (
+	ErrClosed        = errors.New("devicesync: node closed")
+	ErrUnknownDevice = errors.New("devicesync: not a member of the group")
+	ErrRevokeSelf    = errors.New("devicesync: a device cannot revoke itself")
+	ErrEnvelope      = errors.New("devicesync: snapshot or command without a valid version-1 envelope of this device")
+	ErrGroupFull     = errors.New("devicesync: group has the maximum number of devices")
+)
+
+// maxQueuedEvents bounds events waiting for the app; beyond it events are
+// dropped and counted.
+const maxQueuedEvents = 4096
+
+// maxCommandBytes bounds one playback command body.
+const maxCommandBytes = 64 << 10
+
+// Node is one device's end of device sync. Create it with New, then Start.
+// Its methods are safe for concurrent use.
+type Node struct {
+	cfg    Config
+	id     engine.DeviceID
+	pub    ed25519.PublicKey
+	clock  Clock
+	log    *slog.Logger
+	limits Limits
+	sync   time.Duration
+	retry  time.Duration
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	ln     net.Listener
+
+	events  chan Event
+	evMu    sync.Mutex
+	evQueue []Event
+	evWake  chan struct{}
+
+	wake chan struct{} // dial manager: a target may have become dialable
+
+	c struct {
+		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
+	}
+
+	mu         sync.Mutex
+	started    bool
+	closed     bool
+	group      string
+	glog       *groupLog
+	addrs      []string
+	sessions   map[engine.DeviceID]*session // registered member sessions
+	restricted map[*session]struct{}        // unknown peers that may only pair
+	pending    map[string]*pendingReq
+	snapshot   []byte // latest own snapshot line
+	targets    map[string]*dialTarget
+	mdns       func()
+}
+
+// New checks cfg and returns a Node that is not yet listening.
+func New(cfg Config) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Node{
+		cfg:        cfg,
+		pub:        cfg.Key.Public().(ed25519.PublicKey),
+		clock:      cfg.Clock,
+		log:        cfg.Logger,
+		limits:     cfg.Limits,
+		sync:       cfg.SyncInterval,
+		retry:      cfg.PairRetry,
+		events:     make(chan Event, 64),
+		evWake:     make(chan struct{}, 1),
+		wake:       make(chan struct{}, 1),
+		sessions:   map[engine.DeviceID]*session{},
+		restricted: map[*session]struct{}{},
+		pending:    map[string]*pendingReq{},
+		targets:    map[string]*dialTarget{},
+		glog:       newGroupLog(),
+	}
+	n.id = DeviceIDFromPublicKey(n.pub)
+	if n.clock == nil {
+		n.clock = realClock{}
+	}
+	if n.log == nil {
+		n.log = slog.Default()
+	}
+	n.log = n.log.With("device", string(n.id))
+	if n.limits == (Limits{}) {
+		n.limits = DefaultLimits()
+	}
+	if n.sync == 0 {
+		n.sync = DefaultSyncInterval
+	}
+	if n.retry == 0 {
+		n.retry = DefaultPairRetry
+	}
+	for _, p := range cfg.Peers {
+		n.targets[p] = &dialTarget{addr: p, permanent: true}
+	}
+	return n, nil
+}
+
+// ID returns this device's id.
+func (n *Node) ID() engine.DeviceID { return n.id }
+
+// Events returns the channel of events for the app. It is closed after
+// Close returns.
+func (n *Node) Events() <-chan Event { return n.events }
+
+// Start loads the group (creating a group of one on first run), listens,
+// and starts dialing, anti-entropy and discovery. ctx bounds the node's
+// life as Close does.
+func (n *Node) Start(ctx context.Context) error {
+	n.mu.Lock()
+	if n.started {
+		n.mu.Unlock()
+		return errors.New("devicesync: Start called twice")
+	}
+	n.started = true
+	n.mu.Unlock()
+
+	ln, err := net.Listen("tcp", n.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("devicesync: listen on %s: %w", n.cfg.Listen, err)
+	}
+	n.ctx, n.cancel = context.WithCancel(ctx)
+	n.ln = ln
+	n.mu.Lock()
+	n.addrs = n.cfg.Advertise
+	if n.addrs == nil {
+		n.addrs = advertiseAddrs(ln.Addr())
+	}
+	err = n.loadGroupLocked()
+	n.mu.Unlock()
+	if err != nil {
+		n.cancel()
+		_ = ln.Close()
+		return err
+	}
+	n.wg.Add(4)
+	go n.acceptLoop()
+	go n.dialLoop()
+	go n.syncLoop()
+	go n.eventPump()
+	if n.cfg.MDNS {
+		n.startMDNS()
+	}
+	return nil
+}
+
+// Addr returns the bound listen address, nil before Start.
+func (n *Node) Addr() net.Addr {
+	if n.ln == nil {
+		return nil
+	}
+	return n.ln.Addr()
+}
+
+// Group returns the current group id.
+func (n *Node) Group() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.group
+}
+
+// Close stops the node: it closes the listener and every connection, waits
+// for its goroutines, and closes the Events channel.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed || !n.started || n.ctx == nil {
+		n.closed = true
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	n.cancel()
+	for _, s := range n.sessions {
+		s.close()
+	}
+	for s := range n.restricted {
+		s.close()
+	}
+	stopMDNS := n.mdns
+	n.mu.Unlock()
+	err := n.ln.Close()
+	if stopMDNS != nil {
+		stopMDNS()
+	}
+	n.wg.Wait()
+	close(n.events)
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		return fmt.Errorf("devicesync: close listener: %w", err)
+	}
+	return nil
+}
+
+// Counters returns the totals of refused and ignored input.
+func (n *Node) Counters() Counters {
+	return Counters{
+		Legacy:      n.c.legacy.Load(),
+		Spoofed:     n.c.spoofed.Load(),
+		StaleCmds:   n.c.stale.Load(),
+		UnknownType: n.c.unknown.Load(),
+		Refused:     n.c.refused.Load(),
+		Closed:      n.c.closed.Load(),
+		Dropped:     n.c.dropped.Load(),
+	}
+}
+
+// Devices lists the group's members, this device first, then by id.
+func (n *Node) Devices() []DeviceInfo {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.devicesLocked()
+}
+
+func (n *Node) devicesLocked() []DeviceInfo {
+	now := n.clock.Now()
+	out := []DeviceInfo{{ID: n.id, Name: n.cfg.Name, Addresses: slices.Clone(n.addrs), ProtocolVersion: engine.ProfileVersion, Online: true, Self: true}}
+	for _, id := range n.glog.memberIDs() {
+		if id == n.id {
+			continue
+		}
+		m := n.glog.members[id]
+		d := DeviceInfo{ID: id, Name: m.profile.Name, Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
+		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
+			d.Online = true
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Online returns the ids of members that are online now (presentation only).
+func (n *Node) Online() []engine.DeviceID {
+	var ids []engine.DeviceID
+	for _, d := range n.Devices() {
+		if d.Online && !d.Self {
+			ids = append(ids, d.ID)
+		}
+	}
+	return ids
+}
+
+// PublishSnapshot sends this device's playback snapshot to every connected
+// member and keeps it for members that connect later. c must be a version-1
+// envelope naming this device.
+func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) error {
+	if c.Version != engine.EnvelopeVersion || c.Device != n.id {
+		return fmt.Errorf("%w: version %d device %q", ErrEnvelope, c.Version, c.Device)
+	}
+	if !json.Valid(state) {
+		return fmt.Errorf("devicesync: snapshot state is not JSON")
+	}
+	line, err := encodeLine(snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state}, MaxLineBytes)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return ErrClosed
+	}
+	n.snapshot = line
+	for _, s := range n.sessions {
+		s.send(line)
+	}
+	return nil
+}
+
+// SendCommand logs a stamped playback command for target and pushes it to
+// the group; target receives it once, directly or relayed. It returns the
+// op id.
+func (n *Node) SendCommand(target engine.DeviceID, stamp engine.CommandStamp, handoff bool, body json.RawMessage) (string, error) {
+	if stamp.Version != engine.EnvelopeVersion {
+		return "", fmt.Errorf("%w: stamp version %d", ErrEnvelope, stamp.Version)
+	}
+	if len(body) > maxCommandBytes || !json.Valid(body) {
+		return "", fmt.Errorf("devicesync: command body is not JSON of at most %d bytes", maxCommandBytes)
+	}
+	b, _ := json.Marshal(commandBody{Target: target, Stamp: &stamp, Handoff: handoff, Command: body})
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return "", ErrClosed
+	}
+	if target == n.id || !n.glog.isMember(target) {
+		return "", fmt.Errorf("%w: %s", ErrUnknownDevice, target)
+	}
+	op, err := n.appendLocalLocked(KindPlaybackCommand, b)
+	if err != nil {
+		return "", err
+	}
+	return op.ID, nil
+}
+
+// Revoke removes a member from the group: its connections close at once
+// and it is refused afterwards, here and on every member the op reaches.
+func (n *Node) Revoke(id engine.DeviceID) error {
+	n.mu.Lock()
+	if id == n.id {
+		n.mu.Unlock()
+		return ErrRevokeSelf
+	}
+	if !n.glog.isMember(id) {
+		n.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrUnknownDevice, id)
+	}
+	b, _ := json.Marshal(revokedBody{Target: id, TargetMaxSeqSeen: n.glog.vector[id]})
+	before := n.membershipKeyLocked()
+	_, err := n.appendLocalLocked(KindRevoked, b)
+	var evs []Event
+	if err == nil {
+		evs = n.afterMembershipLocked(before)
+	}
+	n.mu.Unlock()
+	n.emit(evs...)
+	return err
+}
+
+// loadGroupLocked restores the persisted group or founds a group of one.
+func (n *Node) loadGroupLocked() error {
+	group, ops, err := n.cfg.Store.LoadGroup()
+	if err != nil {
+		return fmt.Errorf("devicesync: load group: %w", err)
+	}
+	g := newGroupLog()
+	valid := ops[:0:0]
+	for _, o := range ops {
+		if o.validate() == nil {
+			valid = append(valid, o)
+		}
+	}
+	slices.SortStableFunc(valid, func(a, b Op) int {
+		if c := strings.Compare(string(a.Origin), string(b.Origin)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	g.add(valid)
+	if group == "" || !g.isMember(n.id) {
+		if group != "" {
+			n.log.Info("devicesync: not a member of the stored group, founding a new one", "group", group)
+		}
+		return n.foundGroupLocked()
+	}
+	n.group, n.glog = group, g
+	return n.refreshProfileLocked()
+}
+
+// foundGroupLocked makes this device a new group of one.
+func (n *Node) foundGroupLocked() error {
+	group := NewGroupID()
+	if err := n.cfg.Store.ResetGroup(group); err != nil {
+		return fmt.Errorf("devicesync: reset group: %w", err)
+	}
+	n.group, n.glog = group, newGroupLog()
+	b, _ := json.Marshal(trustedBody{Target: n.id, Key: n.pub, Name: n.cfg.Name})
+	if _, err := n.appendLocalLocked(KindTrusted, b); err != nil {
+		return err
+	}
+	return n.refreshProfileLocked()
+}
+
+func (n *Node) selfProfile() profile {
+	return profile{DeviceID: n.id, Name: n.cfg.Name, ProtocolVersion: engine.ProfileVersion, Addresses: n.addrs}
+}
+
+// refreshProfileLocked logs this device's profile if the log's differs.
+func (n *Node) refreshProfileLocked() error {
+	p := n.selfProfile()
+	if m := n.glog.members[n.id]; m != nil && m.profOp.ID != "" &&
+		m.profile.Name == p.Name && m.profile.ProtocolVersion == p.ProtocolVersion && slices.Equal(m.profile.Addresses, p.Addresses) {
+		return nil
+	}
+	b, _ := json.Marshal(p)
+	_, err := n.appendLocalLocked(KindProfileSet, b)
+	return err
+}
+
+// appendLocalLocked persists and applies a new op of this device and
+// pushes it to the connected members.
+func (n *Node) appendLocalLocked(kind string, body json.RawMessage) (Op, error) {
+	seq := n.glog.vector[n.id] + 1
+	op := Op{
+		ID:     OpID(n.id, seq),
+		Origin: n.id,
+		Seq:    seq,
+		HLCms:  max(n.clock.Now().UnixMilli(), n.glog.lastHLC+1),
+		Kind:   kind,
+		Body:   body,
+	}
+	if err := n.cfg.Store.AppendOps([]Op{op}); err != nil {
+		return Op{}, fmt.Errorf("devicesync: persist op: %w", err)
+	}
+	n.glog.add([]Op{op})
+	n.pushOpsLocked(nil)
+	return op, nil
+}
+
+// membershipKeyLocked summarizes membership and profiles, to notice change.
+func (n *Node) membershipKeyLocked() string {
+	var b strings.Builder
+	b.WriteString(n.group)
+	for _, id := range n.glog.memberIDs() {
+		m := n.glog.members[id]
+		fmt.Fprintf(&b, "|%s %q %q", id, m.profile.Name, m.profile.Addresses)
+	}
+	return b.String()
+}
+
+// afterMembershipLocked closes sessions of devices that are no longer
+// members, leaves a group that revoked this device, and reports a change.
+func (n *Node) afterMembershipLocked(before string) []Event {
+	if n.glog.isRevoked(n.id) {
+		n.log.Warn("devicesync: this device was revoked from its group, founding a new one", "group", n.group)
+		n.closeAllLocked("this device was revoked")
+		if err := n.foundGroupLocked(); err != nil {
+			n.log.Error("devicesync: found group after revocation", "err", err)
+		}
+	}
+	for id, s := range n.sessions {
+		if !n.glog.isMember(id) {
+			n.log.Info("devicesync: closing connection", "peer", string(id), "reason", "revoked")
+			s.close()
+		}
+	}
+	if n.membershipKeyLocked() == before {
+		return nil
+	}
+	n.signalWake()
+	return []Event{GroupChanged{Group: n.group, Devices: n.devicesLocked()}}
+}
+
+func (n *Node) closeAllLocked(reason string) {
+	for id, s := range n.sessions {
+		n.log.Info("devicesync: closing connection", "peer", string(id), "reason", reason)
+		s.close()
+	}
+}
+
+// pushOpsLocked sends every registered session the ops it lacks.
+func (n *Node) pushOpsLocked(except *session) {
+	for _, s := range n.sessions {
+		if s != except && s.peerVector != nil {
+			n.sendMissingLocked(s)
+		}
+	}
+}
+
+// maxBatchesPerPush bounds how much one push sends; the rest follows on the
+// next anti-entropy round.
+const maxBatchesPerPush = 8
+
+func (n *Node) sendMissingLocked(s *session) {
+	for range maxBatchesPerPush {
+		ops := n.glog.missing(s.peerVector, MaxOpsPerBatch, nil)
+		if len(ops) == 0 {
+			return
+		}
+		n.sendOpsLocked(s, ops)
+		for _, o := range ops {
+			s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
+		}
+	}
+}
+
+// sendOpsLocked sends ops, splitting batches that would exceed a line.
+func (n *Node) sendOpsLocked(s *session, ops []Op) {
+	line, err := encodeLine(opsMsg{Type: typeOps, Ops: ops}, MaxLineBytes)
+	if errors.Is(err, ErrLineTooLong) && len(ops) > 1 {
+		n.sendOpsLocked(s, ops[:len(ops)/2])
+		n.sendOpsLocked(s, ops[len(ops)/2:])
+		return
+	}
+	if err != nil {
+		n.log.Error("devicesync: op does not fit a line", "err", err)
+		return
+	}
+	s.send(line)
+}
+
+// emit queues events for the app without blocking; past maxQueuedEvents
+// they are dropped and counted.
+func (n *Node) emit(evs ...Event) {
+	if len(evs) == 0 {
+		return
+	}
+	n.evMu.Lock()
+	for _, e := range evs {
+		if len(n.evQueue) >= maxQueuedEvents {
+			n.c.events.Add(1)
+			n.c.dropped.Add(1)
+			continue
+		}
+		n.evQueue = append(n.evQueue, e)
+	}
+	n.evMu.Unlock()
+	select {
+	case n.evWake <- struct{}{}:
+	default:
+	}
+}
+
+// eventPump moves queued events to the app's channel.
+func (n *Node) eventPump() {
+	defer n.wg.Done()
+	for {
+		n.evMu.Lock()
+		q := n.evQueue
+		n.evQueue = nil
+		n.evMu.Unlock()
+		for _, e := range q {
+			select {
+			case n.events <- e:
+			case <-n.ctx.Done():
+				return
+			}
+		}
+		select {
+		case <-n.evWake:
+		case <-n.ctx.Done():
+			return
+		}
+	}
+}
+
+func (n *Node) signalWake() {
+	select {
+	case n.wake <- struct{}{}:
+	default:
+	}
+}
+
+// syncLoop runs anti-entropy: a hello to every member each SyncInterval,
+// and pruning of ops that no longer matter.
+func (n *Node) syncLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(n.sync)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		n.mu.Lock()
+		for _, s := range n.sessions {
+			n.sendHelloLocked(s)
+		}
+		gone := n.glog.prune(n.clock.Now().Add(-CommandMaxAge).UnixMilli())
+		if len(gone) > 0 {
+			if err := n.cfg.Store.DeleteOps(gone); err != nil {
+				n.log.Warn("devicesync: prune ops", "err", err)
+			}
+		}
+		n.expirePendingLocked()
+		n.mu.Unlock()
+	}
+}
+
+func (n *Node) sendHelloLocked(s *session) {
+	line, err := encodeLine(helloMsg{
+		Type:    typeHello,
+		Group:   n.group,
+		Profile: n.selfProfile(),
+		Devices: n.glog.memberIDs(),
+		Vector:  n.glog.vectorCopy(),
+	}, MaxLineBytes)
+	if err != nil {
+		n.log.Error("devicesync: hello", "err", err)
+		return
+	}
+	s.send(line)
+}
+
+// advertiseAddrs lists the addresses peers can reach a listener on: the
+// bound address, or every interface address when bound to all interfaces.
+func advertiseAddrs(a net.Addr) []string {
+	tcp, ok := a.(*net.TCPAddr)
+	if !ok {
+		return []string{a.String()}
+	}
+	if !tcp.IP.IsUnspecified() {
+		return []string{tcp.String()}
+	}
+	port := fmt.Sprint(tcp.Port)
+	var out []string
+	ifAddrs, _ := net.InterfaceAddrs()
+	for _, ia := range ifAddrs {
+		ipn, ok := ia.(*net.IPNet)
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() || ipn.IP.IsMulticast() {
+			continue
+		}
+		out = append(out, net.JoinHostPort(ipn.IP.String(), port))
+		if len(out) == maxAddresses {
+			break
+		}
+	}
+	if len(out) == 0 {
+		out = []string{net.JoinHostPort("127.0.0.1", port)}
+	}
+	return out
+}

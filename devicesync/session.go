@@ -1,0 +1,549 @@
+package devicesync
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+const (
+	handshakeTimeout = 10 * time.Second
+	firstLineTimeout = 10 * time.Second // an unknown peer must ask to pair at once
+	dialTimeout      = 5 * time.Second
+	backoffMin       = 100 * time.Millisecond
+	backoffMax       = 10 * time.Second
+)
+
+// session is one authenticated TLS connection. Fields below mu are guarded
+// by the node's mu.
+type session struct {
+	n      *Node
+	conn   *tls.Conn
+	peer   engine.DeviceID
+	key    ed25519.PublicKey
+	dialed bool
+	rank   []byte // dedupe order, identical on both ends
+
+	out       chan []byte
+	done      chan struct{}
+	closeOnce sync.Once
+
+	// guarded by n.mu
+	peerVector VersionVector // nil until the peer's first hello
+	lastHeard  time.Time
+	pairReq    *pendingReq // restricted sessions: the request it made
+}
+
+func newSession(n *Node, conn *tls.Conn, key ed25519.PublicKey, dialed bool) *session {
+	st := conn.ConnectionState()
+	rank, _ := st.ExportKeyingMaterial("EXPORTER-furudesk-connection-rank", nil, 16)
+	return &session{
+		n: n, conn: conn, key: key, peer: DeviceIDFromPublicKey(key), dialed: dialed, rank: rank,
+		out: make(chan []byte, sendQueueLen), done: make(chan struct{}),
+	}
+}
+
+// send queues a line without blocking. A peer that does not keep up is
+// disconnected so it never delays the others.
+func (s *session) send(line []byte) {
+	select {
+	case s.out <- line:
+	case <-s.done:
+	default:
+		s.n.log.Warn("devicesync: closing connection", "peer", string(s.peer), "reason", "send queue full")
+		s.n.c.closed.Add(1)
+		s.close()
+	}
+}
+
+func (s *session) close() {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		_ = s.conn.Close()
+	})
+}
+
+// writeLoop writes queued lines until the session closes.
+func (s *session) writeLoop() {
+	for {
+		select {
+		case <-s.done:
+			return
+		case line := <-s.out:
+			_ = s.conn.SetWriteDeadline(time.Now().Add(s.n.limits.PeerTimeout))
+			if _, err := s.conn.Write(line); err != nil {
+				s.n.log.Debug("devicesync: write failed", "peer", string(s.peer), "err", err)
+				s.close()
+				return
+			}
+		}
+	}
+}
+
+// outranks reports whether s should be kept over o, another connection to
+// the same peer. Both ends compute the same answer: the connection dialed
+// by the smaller device id wins, then the greater exported key material.
+func (s *session) outranks(o *session) bool {
+	smallerDials := func(x *session) bool {
+		dialer, other := x.n.id, x.peer
+		if !x.dialed {
+			dialer, other = other, dialer
+		}
+		return dialer < other
+	}
+	if a, b := smallerDials(s), smallerDials(o); a != b {
+		return a
+	}
+	return bytes.Compare(s.rank, o.rank) > 0
+}
+
+// tlsConfig returns the TLS configuration. verify decides about the peer's
+// key during the handshake.
+func (n *Node) tlsConfig(cert tls.Certificate, verify func(ed25519.PublicKey) error) *tls.Config {
+	return &tls.Config{
+		MinVersion:         tls.VersionTLS13,
+		Certificates:       []tls.Certificate{cert},
+		NextProtos:         []string{ALPN},
+		ClientAuth:         tls.RequireAnyClientCert,
+		InsecureSkipVerify: true, // the key is checked against the group below, not a CA
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			key, err := peerKey(raw)
+			if err != nil {
+				return err
+			}
+			if err := verify(key); err != nil {
+				n.c.refused.Add(1)
+				n.log.Info("devicesync: refused peer", "peer", string(DeviceIDFromPublicKey(key)), "reason", err)
+				return err
+			}
+			return nil
+		},
+	}
+}
+
+var (
+	errSelf      = errors.New("devicesync: peer is this device")
+	errRevoked   = errors.New("devicesync: peer was revoked")
+	errNotMember = errors.New("devicesync: peer is not a member of the group")
+	errWrongKey  = errors.New("devicesync: peer key is not the invite's")
+)
+
+// verifyInbound admits members and, for pairing only, unknown devices.
+func (n *Node) verifyInbound(key ed25519.PublicKey) error {
+	id := DeviceIDFromPublicKey(key)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case id == n.id:
+		return errSelf
+	case n.glog.isRevoked(id):
+		return errRevoked
+	}
+	return nil
+}
+
+// verifyMember admits only members.
+func (n *Node) verifyMember(key ed25519.PublicKey) error {
+	id := DeviceIDFromPublicKey(key)
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	switch {
+	case id == n.id:
+		return errSelf
+	case !n.glog.isMember(id):
+		return errNotMember
+	}
+	return nil
+}
+
+func (n *Node) cert() (tls.Certificate, error) {
+	return selfCertificate(n.cfg.Key, time.Now())
+}
+
+func (n *Node) acceptLoop() {
+	defer n.wg.Done()
+	cert, err := n.cert()
+	if err != nil {
+		n.log.Error("devicesync: certificate", "err", err)
+		return
+	}
+	conf := n.tlsConfig(cert, n.verifyInbound)
+	for {
+		c, err := n.ln.Accept()
+		if err != nil {
+			if n.ctx.Err() == nil {
+				n.log.Error("devicesync: accept", "err", err)
+			}
+			return
+		}
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.handshakeAndServe(tls.Server(c, conf), false)
+		}()
+	}
+}
+
+// handshakeAndServe completes the handshake and runs the session until it
+// ends. It reports whether a member session was registered.
+func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bool) {
+	_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
+	if err := tc.HandshakeContext(n.ctx); err != nil {
+		n.log.Debug("devicesync: handshake failed", "remote", tc.RemoteAddr().String(), "err", err)
+		_ = tc.Close()
+		return "", false
+	}
+	_ = tc.SetDeadline(time.Time{})
+	st := tc.ConnectionState()
+	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
+		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
+		n.c.refused.Add(1)
+		_ = tc.Close()
+		return "", false
+	}
+	key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+	s := newSession(n, tc, key, dialed)
+
+	n.mu.Lock()
+	switch {
+	case n.closed:
+		n.mu.Unlock()
+		s.close()
+		return s.peer, false
+	case n.glog.isMember(s.peer):
+		registered, evs := n.registerLocked(s)
+		n.mu.Unlock()
+		n.emit(evs...)
+		if !registered {
+			s.close()
+			return s.peer, false
+		}
+	case !dialed && !n.glog.isRevoked(s.peer):
+		n.restricted[s] = struct{}{}
+		n.mu.Unlock()
+	default:
+		n.mu.Unlock()
+		n.c.refused.Add(1)
+		s.close()
+		return s.peer, false
+	}
+	n.serve(s)
+	return s.peer, true
+}
+
+// registerLocked makes s the session of its peer unless a better one
+// exists, then greets the peer.
+func (n *Node) registerLocked(s *session) (bool, []Event) {
+	var evs []Event
+	if old := n.sessions[s.peer]; old != nil {
+		if !s.outranks(old) {
+			return false, nil
+		}
+		old.close()
+	} else {
+		evs = append(evs, PeerOnline{Device: s.peer})
+	}
+	n.sessions[s.peer] = s
+	s.lastHeard = n.clock.Now()
+	if t := n.targets[s.conn.RemoteAddr().String()]; t != nil && s.dialed {
+		t.device = s.peer
+	}
+	go s.writeLoop()
+	n.sendHelloLocked(s)
+	if n.snapshot != nil {
+		s.send(n.snapshot)
+	}
+	return true, evs
+}
+
+// serve reads lines until the connection ends or breaks a rule.
+func (n *Node) serve(s *session) {
+	defer n.endSession(s)
+	r := bufio.NewReaderSize(s.conn, 64<<10)
+	bucket := newTokenBucket(n.limits.MessageRate, n.limits.Burst, time.Now())
+	n.mu.Lock()
+	_, restricted := n.restricted[s]
+	n.mu.Unlock()
+	timeout := n.limits.PeerTimeout
+	if restricted {
+		timeout = firstLineTimeout
+		go s.writeLoop()
+	}
+	for {
+		_ = s.conn.SetReadDeadline(time.Now().Add(timeout))
+		line, err := readLine(r, MaxLineBytes)
+		if err != nil {
+			if errors.Is(err, ErrLineTooLong) {
+				n.closeFor(s, "line over the size limit")
+			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				n.log.Debug("devicesync: read failed", "peer", string(s.peer), "err", err)
+			}
+			return
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if !bucket.allow(time.Now()) {
+			n.closeFor(s, "message rate over the limit")
+			return
+		}
+		m, err := decodeLine(line)
+		if errors.Is(err, errUnknownType) {
+			n.c.unknown.Add(1)
+			continue
+		}
+		if err != nil {
+			n.closeFor(s, err.Error())
+			return
+		}
+		var evs []Event
+		var reason string
+		if restricted {
+			evs, reason = n.handleRestricted(s, m)
+		} else {
+			evs, reason = n.handleMember(s, m)
+		}
+		n.emit(evs...)
+		if reason != "" {
+			n.log.Info("devicesync: closing connection", "peer", string(s.peer), "reason", reason)
+			s.close()
+			return
+		}
+	}
+}
+
+func (n *Node) closeFor(s *session, reason string) {
+	n.c.closed.Add(1)
+	n.log.Warn("devicesync: closing connection", "peer", string(s.peer), "reason", reason)
+	s.close()
+}
+
+func (n *Node) endSession(s *session) {
+	s.close()
+	n.mu.Lock()
+	var evs []Event
+	if n.sessions[s.peer] == s {
+		delete(n.sessions, s.peer)
+		evs = append(evs, PeerOffline{Device: s.peer})
+		n.signalWake()
+	}
+	delete(n.restricted, s)
+	n.mu.Unlock()
+	n.emit(evs...)
+}
+
+// handleMember processes one message from a registered member session. It
+// returns events for the app and a reason when the connection must close.
+func (n *Node) handleMember(s *session, m message) ([]Event, string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.sessions[s.peer] != s {
+		return nil, "superseded"
+	}
+	if !n.glog.isMember(s.peer) {
+		n.c.refused.Add(1)
+		return nil, "not a member"
+	}
+	s.lastHeard = n.clock.Now()
+	switch m := m.(type) {
+	case helloMsg:
+		if m.Group != n.group {
+			n.c.refused.Add(1)
+			return nil, "hello for group " + m.Group
+		}
+		if m.Profile.DeviceID != s.peer {
+			n.c.spoofed.Add(1)
+			return nil, "hello profile of another device"
+		}
+		s.peerVector = VersionVector{}
+		for k, v := range m.Vector {
+			s.peerVector[k] = v
+		}
+		n.sendMissingLocked(s)
+	case opsMsg:
+		return n.applyRemoteOpsLocked(s, m.Ops)
+	case snapshotMsg:
+		c := m.Coordination
+		switch {
+		case c == nil || c.Version != engine.EnvelopeVersion:
+			n.c.legacy.Add(1)
+		case c.Device != s.peer:
+			n.c.spoofed.Add(1)
+			n.log.Info("devicesync: dropped snapshot", "peer", string(s.peer), "claimed", string(c.Device))
+		default:
+			return []Event{SnapshotReceived{From: s.peer, Coordination: *c, State: m.State}}, ""
+		}
+	default:
+		// pair messages from a member are not meaningful; ignore them.
+	}
+	return nil, ""
+}
+
+// applyRemoteOpsLocked persists and applies ops a member sent, then
+// delivers commands for this device and relays the ops.
+func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
+	var fresh []Op
+	seen := VersionVector{}
+	for _, o := range ops {
+		last := max(n.glog.vector[o.Origin], seen[o.Origin])
+		if o.Seq <= last {
+			continue
+		}
+		if n.glog.cutoffRefuses(o) {
+			n.c.dropped.Add(1)
+			continue
+		}
+		seen[o.Origin] = o.Seq
+		fresh = append(fresh, o)
+	}
+	if s.peerVector != nil {
+		for k, v := range seen {
+			s.peerVector[k] = max(s.peerVector[k], v)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil, ""
+	}
+	if n.glog.count+len(fresh) > MaxLogOps {
+		n.c.dropped.Add(uint64(len(fresh)))
+		return nil, fmt.Sprintf("operation log over %d ops", MaxLogOps)
+	}
+	if err := n.cfg.Store.AppendOps(fresh); err != nil {
+		n.log.Error("devicesync: persist ops", "err", err)
+		return nil, "could not persist ops"
+	}
+	before := n.membershipKeyLocked()
+	added := n.glog.add(fresh)
+	evs := n.commandEventsLocked(added)
+	evs = append(evs, n.afterMembershipLocked(before)...)
+	n.pushOpsLocked(s)
+	return evs, ""
+}
+
+// commandEventsLocked turns newly added playback commands for this device
+// into events, counting legacy and stale ones.
+func (n *Node) commandEventsLocked(ops []Op) []Event {
+	var evs []Event
+	now := n.clock.Now().UnixMilli()
+	for _, o := range ops {
+		if o.Kind != KindPlaybackCommand {
+			continue
+		}
+		var b commandBody
+		if json.Unmarshal(o.Body, &b) != nil || b.Target != n.id {
+			continue
+		}
+		switch {
+		case !n.glog.isMember(o.Origin):
+			n.c.refused.Add(1)
+		case b.Stamp == nil || b.Stamp.Version != engine.EnvelopeVersion:
+			n.c.legacy.Add(1)
+		case now-o.HLCms > CommandMaxAge.Milliseconds():
+			n.c.stale.Add(1)
+		default:
+			evs = append(evs, CommandReceived{OpID: o.ID, From: o.Origin, Target: b.Target, Stamp: *b.Stamp, Handoff: b.Handoff, Body: b.Command})
+		}
+	}
+	return evs
+}
+
+// dialTarget is an address the node keeps trying to reach.
+type dialTarget struct {
+	addr      string
+	device    engine.DeviceID // learned after a connection, or from a profile
+	permanent bool            // from Config.Peers or an invite
+	dialing   bool
+	backoff   time.Duration
+	next      time.Time
+}
+
+// dialLoop keeps one connection to every reachable member: it dials the
+// targets that are not connected, with capped exponential backoff.
+func (n *Node) dialLoop() {
+	defer n.wg.Done()
+	cert, err := n.cert()
+	if err != nil {
+		n.log.Error("devicesync: certificate", "err", err)
+		return
+	}
+	conf := n.tlsConfig(cert, n.verifyMember)
+	t := time.NewTicker(backoffMin)
+	defer t.Stop()
+	for {
+		n.mu.Lock()
+		n.refreshTargetsLocked()
+		now := time.Now()
+		for _, tg := range n.targets {
+			if tg.dialing || now.Before(tg.next) || (tg.device != "" && n.sessions[tg.device] != nil) {
+				continue
+			}
+			if tg.device != "" && !n.glog.isMember(tg.device) {
+				continue
+			}
+			tg.dialing = true
+			n.wg.Add(1)
+			go n.dial(tg, conf)
+		}
+		n.mu.Unlock()
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		case <-n.wake:
+		}
+	}
+}
+
+// refreshTargetsLocked adds the members' profile addresses as targets and
+// drops targets of devices that left the group.
+func (n *Node) refreshTargetsLocked() {
+	for id, m := range n.glog.members {
+		if id == n.id {
+			continue
+		}
+		for _, a := range m.profile.Addresses {
+			if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
+				n.targets[a] = &dialTarget{addr: a, device: id}
+			}
+		}
+	}
+	for a, t := range n.targets {
+		if !t.permanent && !t.dialing && t.device != "" && !n.glog.isMember(t.device) {
+			delete(n.targets, a)
+		}
+	}
+}
+
+func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
+	defer n.wg.Done()
+	d := net.Dialer{Timeout: dialTimeout}
+	c, err := d.DialContext(n.ctx, "tcp", tg.addr)
+	ok := false
+	var peer engine.DeviceID
+	if err == nil {
+		peer, ok = n.handshakeAndServe(tls.Client(c, conf), true)
+	}
+	n.mu.Lock()
+	tg.dialing = false
+	if peer != "" {
+		tg.device = peer
+	}
+	if ok {
+		tg.backoff = backoffMin
+	} else {
+		tg.backoff = min(max(2*tg.backoff, backoffMin), backoffMax)
+	}
+	tg.next = time.Now().Add(tg.backoff)
+	n.mu.Unlock()
+}
