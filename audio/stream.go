@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // chunkFrames is the unit of decode-ahead: about 46 ms at 44.1 kHz.
@@ -37,6 +38,9 @@ type stream struct {
 	quit   chan struct{}
 	done   chan struct{}
 	once   sync.Once
+	// endSent is set when the goroutine handed over its last chunk; tests
+	// wait on it instead of sleeping.
+	endSent atomic.Bool
 
 	// Reader side, guarded by the mixer's mutex.
 	gen     uint64
@@ -142,6 +146,9 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 		ended = c.end
 		select {
 		case s.chunks <- c:
+			if c.end {
+				s.endSent.Store(true)
+			}
 		case <-s.quit:
 			return
 		case req := <-s.seekCh:

@@ -1,0 +1,264 @@
+package audio
+
+import (
+	"encoding/binary"
+	"io"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+)
+
+const testRate = 44100
+
+// waitFor polls cond until it holds or a generous deadline passes: the
+// decode goroutines are real, so their progress is awaited, never slept on.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// decoded reports that s has decoded everything it will decode ahead.
+func decoded(m *mixer, s *stream) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return s.endSent.Load() || len(s.chunks) == cap(s.chunks)
+}
+
+// pull reads n frames from m as the device would and returns the left channel.
+func pull(m *mixer, n int) []int16 {
+	buf := make([]byte, n*bytesPerFrame)
+	got, _ := m.Read(buf)
+	out := make([]int16, got/bytesPerFrame)
+	for i := range out {
+		out[i] = int16(binary.LittleEndian.Uint16(buf[i*bytesPerFrame:]))
+	}
+	return out
+}
+
+type errLog struct {
+	mu   sync.Mutex
+	errs []DecodeError
+}
+
+func (l *errLog) add(t Track, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errs = append(l.errs, DecodeError{Track: t, Err: err})
+}
+
+func (l *errLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.errs)
+}
+
+func toneSource(id string, freq float64, frames int) (Source, func(i int) int16) {
+	gen := sine(freq, 0.5, testRate)
+	b := wavBytes(testRate, 2, frames, gen)
+	return memSource(id, id+".wav", b), func(i int) int16 {
+		return int16(int64(gen(i, 0)*32767 + 0.5*sign(gen(i, 0))))
+	}
+}
+
+func sign(x float64) float64 {
+	if x < 0 {
+		return -1
+	}
+	return 1
+}
+
+// TestMixerGapless: the prepared track's first frame directly follows the
+// current track's last frame, and Finished/Started are released only when
+// the device has consumed that frame.
+func TestMixerGapless(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, wantA := toneSource("a", 440, 8820)
+	b, wantB := toneSource("b", 660, 8820)
+	ta := m.play(a, 0)
+	tb := m.prepare(b)
+	waitFor(t, "both tracks decoded", func() bool { return decoded(m, m.cur) && decoded(m, m.next) })
+
+	var got []int16
+	var evs []Event
+	for len(got) < 8820*2+441 {
+		got = append(got, pull(m, 441)...)
+		evs = append(evs, m.observe(int64(len(got))-441).events...) // one read still buffered
+	}
+	for i := 0; i < 8820; i++ {
+		if got[i] != wantA(i) {
+			t.Fatalf("frame %d = %d, want track a's %d", i, got[i], wantA(i))
+		}
+		if got[8820+i] != wantB(i) {
+			t.Fatalf("frame %d = %d, want track b's frame %d = %d (gap or overlap at the boundary)", 8820+i, got[8820+i], i, wantB(i))
+		}
+	}
+	for i := 2 * 8820; i < len(got); i++ {
+		if got[i] != 0 {
+			t.Fatalf("frame %d = %d after both tracks, want silence", i, got[i])
+		}
+	}
+	want := []Event{Started{Track: ta}, Finished{Track: ta}, Started{Track: tb}}
+	if len(evs) != len(want) {
+		t.Fatalf("events = %+v, want %+v", evs, want)
+	}
+	for i := range want {
+		if evs[i] != want[i] {
+			t.Fatalf("event %d = %+v, want %+v", i, evs[i], want[i])
+		}
+	}
+	if st := m.observe(int64(len(got))); len(st.events) != 1 || st.events[0] != (Finished{Track: tb}) || st.playing {
+		t.Fatalf("after the end: %+v, want Finished b and not playing", st)
+	}
+	if log.len() != 0 {
+		t.Fatalf("decode errors: %+v", log.errs)
+	}
+}
+
+// TestMixerPauseResume: pause writes silence at once; resume continues at
+// the very next frame; the consumed position is where the sound stopped.
+func TestMixerPauseResume(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, want := toneSource("a", 440, testRate)
+	ta := m.play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
+	got := pull(m, 1000)
+	m.setPaused(true)
+	for i, v := range pull(m, 441) {
+		if v != 0 {
+			t.Fatalf("paused frame %d = %d, want silence", i, v)
+		}
+	}
+	st := m.observe(1000 + 441)
+	if st.playing || st.track != ta || st.pos != 1000 || !st.paused {
+		t.Fatalf("paused state = %+v, want not playing, track a at frame 1000", st)
+	}
+	m.setPaused(false)
+	got = append(got, pull(m, 1000)...)
+	for i, v := range got {
+		if v != want(i) {
+			t.Fatalf("frame %d after resume = %d, want %d", i, v, want(i))
+		}
+	}
+}
+
+// TestMixerSeek: after Seek the next track frames written are those at the
+// target.
+func TestMixerSeek(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, want := toneSource("a", 440, testRate)
+	m.play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
+	pull(m, 100)
+	if !m.seek(30000) {
+		t.Fatal("seek with a track loaded returned false")
+	}
+	var first []int16
+	waitFor(t, "sound after seek", func() bool {
+		x := pull(m, 64)
+		for i, v := range x {
+			if v != 0 {
+				first = x[i:]
+				return true
+			}
+		}
+		return false
+	})
+	for i, v := range first {
+		if v != want(30000+i) {
+			t.Fatalf("frame %d after seek = %d, want %d", i, v, want(30000+i))
+		}
+	}
+}
+
+// TestMixerDecodeErrorMovesOn: a corrupt track yields DecodeError, never
+// Started or Finished, and the prepared track plays.
+func TestMixerDecodeErrorMovesOn(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	bad := memSource("bad", "bad.mp3", []byte("RIFF\x10\x00\x00\x00WAVEfmt \x02\x00\x00\x00"))
+	b, wantB := toneSource("b", 660, 4410)
+	tbad := m.play(bad, 0)
+	tb := m.prepare(b)
+	waitFor(t, "decode error", func() bool { return log.len() == 1 })
+	if e := log.errs[0]; e.Track != tbad || !errors.Is(e.Err, ErrCorrupt) {
+		t.Fatalf("decode error = %+v, want track bad with ErrCorrupt", e)
+	}
+	waitFor(t, "next decoded", func() bool { return decoded(m, m.next) || (m.next == nil && decoded(m, m.cur)) })
+	var got []int16
+	waitFor(t, "track b", func() bool {
+		got = append(got, pull(m, 441)...)
+		for len(got) > 0 && got[0] == 0 && wantB(0) == 0 && len(got) > 1 && got[1] == 0 {
+			got = got[1:]
+		}
+		return len(got) >= 4410
+	})
+	start := 0
+	for start < len(got) && got[start] == 0 && got[start+1] == 0 {
+		start++
+	}
+	for i := 0; i < 4000; i++ {
+		if got[start+i] != wantB(i) {
+			t.Fatalf("frame %d = %d, want track b's %d", i, got[start+i], wantB(i))
+		}
+	}
+	pull(m, 441) // the device reads on past the end
+	evs := m.observe(1 << 40).events
+	if len(evs) != 2 || evs[0] != (Started{Track: tb}) || evs[1] != (Finished{Track: tb}) {
+		t.Fatalf("events = %+v, want only Started and Finished of b", evs)
+	}
+}
+
+// TestMixerStop: Stop writes silence from the next frame on and drops the
+// prepared track.
+func TestMixerStop(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, _ := toneSource("a", 440, testRate)
+	b, _ := toneSource("b", 660, testRate)
+	m.play(a, 0)
+	m.prepare(b)
+	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
+	pull(m, 1000)
+	m.stop()
+	for i, v := range pull(m, 44100) {
+		if v != 0 {
+			t.Fatalf("frame %d after stop = %d, want silence", i, v)
+		}
+	}
+	if st := m.observe(2000); st.playing || st.track != (Track{}) {
+		t.Fatalf("after stop: %+v", st)
+	}
+}
+
+// TestBadSourcesNeverPanic: nil opener results, panicking openers, missing
+// files and empty sources are decode errors.
+func TestBadSourcesNeverPanic(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 4, log.add)
+	srcs := []Source{
+		{ID: "none"},
+		{ID: "missing", Path: "/nonexistent/x.flac"},
+		{ID: "nil", Open: func() (io.ReadSeekCloser, error) { return nil, nil }},
+		{ID: "panic", Open: func() (io.ReadSeekCloser, error) { panic("boom") }},
+		memSource("empty", "e.mp3", nil),
+	}
+	for _, s := range srcs {
+		m.play(s, durationToFrames(-time.Hour, testRate))
+	}
+	waitFor(t, "all errors", func() bool { return log.len() == len(srcs) })
+	for i, e := range log.errs {
+		if e.Err == nil {
+			t.Fatalf("error %d is nil", i)
+		}
+	}
+}
