@@ -134,15 +134,35 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err != nil {
 			return a, err
 		}
-		if err := checkMPEGStart(f, start, end); err != nil {
+		off, fh, err := firstFrame(f, start, end)
+		if err != nil {
 			return a, err
 		}
 		tags, tagErr = readTags(f)
-		frames := &mp3Frames{}
-		if err := hashRange(f, start, end, io.MultiWriter(h, frames), buf); err != nil {
+		// An encoder header frame (Xing/Info/VBRI) is metadata that remuxing
+		// tools rewrite; the identity starts after it.
+		frame := make([]byte, min(int64(fh.length), end-off))
+		if _, err := f.ReadAt(frame, off); err != nil {
 			return a, err
 		}
-		t.Duration = frames.duration()
+		if n, trim, ok := xingFrames(frame, fh); ok {
+			off += int64(len(frame))
+			if n > 0 {
+				if samples := n*int64(fh.samples) - trim; samples > 0 {
+					t.Duration = samplesDuration(samples, int64(fh.rate))
+				}
+			}
+		}
+		if t.Duration > 0 {
+			err = hashRange(f, off, end, h, buf)
+		} else {
+			frames := &mp3Frames{}
+			err = hashRange(f, off, end, io.MultiWriter(h, frames), buf)
+			t.Duration = frames.duration()
+		}
+		if err != nil {
+			return a, err
+		}
 	case "ogg":
 		var head [4]byte
 		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != "OggS" {

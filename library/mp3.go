@@ -163,17 +163,17 @@ func parseMPEGHeader(b []byte) (mpegHeader, bool) {
 	return h, true
 }
 
-// checkMPEGStart reports whether the audio region starts (within its first
-// bytes) with a frame followed by another frame or by the region's end: the
-// content check behind the .mp3 extension.
-func checkMPEGStart(r io.ReaderAt, start, end int64) error {
+// firstFrame finds the first MPEG frame of the audio region: a valid header
+// within its first bytes followed by another frame or by the region's end.
+// This is the content check behind the .mp3 extension.
+func firstFrame(r io.ReaderAt, start, end int64) (int64, mpegHeader, error) {
 	n := end - start
 	if n > 8192 {
 		n = 8192
 	}
 	b := make([]byte, n)
 	if _, err := r.ReadAt(b, start); err != nil && err != io.EOF {
-		return err
+		return 0, mpegHeader{}, err
 	}
 	for o := 0; o+4 <= len(b); o++ {
 		h, ok := parseMPEGHeader(b[o:])
@@ -182,47 +182,37 @@ func checkMPEGStart(r io.ReaderAt, start, end int64) error {
 		}
 		next := int64(o + h.length)
 		if start+next == end {
-			return nil
+			return start + int64(o), h, nil
 		}
 		if int(next)+4 <= len(b) {
 			if _, ok := parseMPEGHeader(b[next:]); ok {
-				return nil
+				return start + int64(o), h, nil
 			}
 			continue
 		}
 		var nb [4]byte
 		if start+next+4 <= end {
 			if _, err := r.ReadAt(nb[:], start+next); err != nil {
-				return err
+				return 0, mpegHeader{}, err
 			}
 			if _, ok := parseMPEGHeader(nb[:]); ok {
-				return nil
+				return start + int64(o), h, nil
 			}
 		}
 	}
-	return fmt.Errorf("%w: no MPEG audio frames", ErrNotAudio)
+	return 0, mpegHeader{}, fmt.Errorf("%w: no MPEG audio frames", ErrNotAudio)
 }
 
 // mp3Frames is an io.Writer that walks MPEG frames in the bytes written to
-// it, counting samples and reading a Xing/Info or VBRI frame count, so the
-// duration falls out of the same pass that hashes the audio.
+// it and counts their samples, so the duration of a file without a
+// Xing/Info header falls out of the same pass that hashes the audio.
 type mp3Frames struct {
-	hdr        [4]byte
-	have       int
-	skip       int
-	frames     int64
-	samples    int64
-	rate       int
-	spf        int
-	first      []byte
-	capture    int
-	firstMPEG1 bool
-	firstMono  bool
+	hdr     [4]byte
+	have    int
+	skip    int
+	samples int64
+	rate    int
 }
-
-// firstFrameCapture is how much of the first frame's body is kept to look
-// for a Xing/Info or VBRI header.
-const firstFrameCapture = 200
 
 // Write implements io.Writer.
 func (s *mp3Frames) Write(p []byte) (int, error) {
@@ -230,11 +220,6 @@ func (s *mp3Frames) Write(p []byte) (int, error) {
 	for len(p) > 0 {
 		if s.skip > 0 {
 			k := min(s.skip, len(p))
-			if s.capture > 0 {
-				c := min(k, s.capture)
-				s.first = append(s.first, p[:c]...)
-				s.capture -= c
-			}
 			s.skip -= k
 			p = p[k:]
 			continue
@@ -251,12 +236,9 @@ func (s *mp3Frames) Write(p []byte) (int, error) {
 			s.have = 3
 			continue
 		}
-		if s.frames == 0 {
-			s.rate, s.spf = h.rate, h.samples
-			s.firstMPEG1, s.firstMono = h.mpeg1, h.mono
-			s.capture = firstFrameCapture
+		if s.rate == 0 {
+			s.rate = h.rate
 		}
-		s.frames++
 		s.samples += int64(h.samples)
 		s.skip = h.length - 4
 		s.have = 0
@@ -264,40 +246,31 @@ func (s *mp3Frames) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// duration returns the stream length, preferring the encoder's frame count
-// in a Xing/Info or VBRI header over the scanned count (which includes that
-// header frame and any trailing garbage that looked like frames).
 func (s *mp3Frames) duration() time.Duration {
-	if s.rate == 0 {
-		return 0
-	}
-	samples := s.samples
-	if f, trim := s.headerFrames(); f > 0 {
-		samples = f * int64(s.spf)
-		if trim < samples {
-			samples -= trim
-		}
-	}
-	return samplesDuration(samples, int64(s.rate))
+	return samplesDuration(s.samples, int64(s.rate))
 }
 
-// headerFrames returns the frame count of a Xing/Info or VBRI header and the
-// encoder delay plus padding of a LAME extension (also written by ffmpeg).
-func (s *mp3Frames) headerFrames() (frames, trim int64) {
+// xingFrames reads the encoder's header frame (Xing/Info with its LAME
+// extension, also written by ffmpeg, or VBRI): the frame count and the
+// encoder delay plus padding. ok is false for an ordinary audio frame.
+func xingFrames(frame []byte, h mpegHeader) (frames, trim int64, ok bool) {
 	side := 17
 	switch {
-	case s.firstMPEG1 && s.firstMono:
+	case h.mpeg1 && h.mono:
 		side = 17
-	case s.firstMPEG1:
+	case h.mpeg1:
 		side = 32
-	case s.firstMono:
+	case h.mono:
 		side = 9
 	}
-	b := s.first
-	if len(b) >= side+12 {
+	b := frame[4:]
+	if len(b) >= side+8 {
 		tag := string(b[side : side+4])
-		flags := binary.BigEndian.Uint32(b[side+4:])
-		if (tag == "Xing" || tag == "Info") && flags&1 != 0 {
+		if tag == "Xing" || tag == "Info" {
+			flags := binary.BigEndian.Uint32(b[side+4:])
+			if flags&1 == 0 || len(b) < side+12 {
+				return 0, 0, true
+			}
 			frames = int64(binary.BigEndian.Uint32(b[side+8:]))
 			// The LAME extension follows the fields the flags announce.
 			lame := side + 12
@@ -316,11 +289,11 @@ func (s *mp3Frames) headerFrames() (frames, trim int64) {
 				pad := int64(d[1]&0x0f)<<8 | int64(d[2])
 				trim = delay + pad
 			}
-			return frames, trim
+			return frames, trim, true
 		}
 	}
 	if len(b) >= 32+18 && string(b[32:36]) == "VBRI" {
-		return int64(binary.BigEndian.Uint32(b[32+14:])), 0
+		return int64(binary.BigEndian.Uint32(b[32+14:])), 0, true
 	}
-	return 0, 0
+	return 0, 0, false
 }

@@ -489,12 +489,20 @@ func (c *collector) flush() error {
 // gone. It runs only after a complete walk.
 func (c *collector) removeGone() error {
 	s := c.s
+	// A folder that could not be listed protects its entries, unless it is
+	// gone itself (removed while the scan ran).
+	var protected []string
+	for _, d := range s.failedDirs {
+		if _, err := s.fsys.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			protected = append(protected, d)
+		}
+	}
 	var gone []string
 	for p := range s.known {
 		if _, ok := s.seen[p]; ok || c.moved[p] {
 			continue
 		}
-		if !c.underAny(p, c.roots) || c.underAny(p, s.missing) || c.underAny(p, s.failedDirs) {
+		if !c.underAny(p, c.roots) || c.underAny(p, s.missing) || c.underAny(p, protected) {
 			continue
 		}
 		if _, err := s.fsys.Lstat(p); errors.Is(err, fs.ErrNotExist) {
