@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -327,4 +328,33 @@ func (p *rawPeer) readType(typ string) message {
 			return m
 		}
 	}
+}
+
+// vectorOf returns the greatest seq the node holds from origin.
+func (tn *testNode) vectorOf(origin engine.DeviceID) uint64 {
+	tn.Node.mu.Lock()
+	defer tn.Node.mu.Unlock()
+	return tn.glog.vector[origin]
+}
+
+type ed25519PublicKey = ed25519.PublicKey
+
+// targetsAdd makes the node dial addr.
+func (tn *testNode) targetsAdd(addr string) {
+	tn.Node.mu.Lock()
+	tn.targets[addr] = &dialTarget{addr: addr, permanent: true}
+	tn.Node.mu.Unlock()
+	tn.signalWake()
+}
+
+func mkID(i int) engine.DeviceID {
+	return engine.DeviceID(fmt.Sprintf("dev_%024x", i))
+}
+
+func mkOp(origin engine.DeviceID, seq uint64, hlc int64, kind string, body any) Op {
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic(err)
+	}
+	return Op{ID: OpID(origin, seq), Origin: origin, Seq: seq, HLCms: hlc, Kind: kind, Body: b}
 }

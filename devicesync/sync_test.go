@@ -3,6 +3,7 @@ package devicesync
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // Pair two devices; snapshots and commands flow both ways and only from
@@ -55,5 +56,74 @@ func TestPairTwoSyncsSnapshotsAndCommandsBothWays(t *testing.T) {
 	}
 	if c := a.Counters(); c != (Counters{}) {
 		t.Fatalf("a counters = %+v, want zero", c)
+	}
+}
+
+// Three devices paired through one inviter find each other through the
+// profile addresses in the log, and a command reaches its target.
+func TestPairThreeConvergesAndDelivers(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	c := startNode(t, "c")
+	pair(t, a, b)
+	pair(t, a, c)
+	connected(t, b, c) // b and c never exchanged an invite
+
+	for _, n := range []*testNode{a, b, c} {
+		n.waitUntil("three members", func() bool { return len(n.Devices()) == 3 })
+	}
+	if _, err := b.SendCommand(c.ID(), stamp(b.ID(), 7), false, json.RawMessage(`{"op":"next"}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(c, func(e CommandReceived) bool { return e.From == b.ID() && e.Stamp.Sequence == 7 })
+	if err := c.PublishSnapshot(json.RawMessage(`{}`), coord(c, 3)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(a, func(s SnapshotReceived) bool { return s.From == c.ID() })
+	waitEvent(b, func(s SnapshotReceived) bool { return s.From == c.ID() })
+	if hasEvent(a, func(e CommandReceived) bool { return true }) {
+		t.Fatal("a command for c was delivered to a")
+	}
+}
+
+// A command logged while its target is away is relayed by anti-entropy
+// once it connects, but never when older than CommandMaxAge.
+func TestCommandReachesTargetLaterButNotWhenStale(t *testing.T) {
+	clock := newFakeClock()
+	a := startNode(t, "a", withClock(clock))
+	b := startNode(t, "b", withClock(clock))
+	c := startNode(t, "c", withClock(clock))
+	pair(t, a, b)
+	pair(t, a, c)
+	connected(t, b, c)
+
+	// Snapshot before: b sees c. Now make c unreachable for b and a by
+	// closing it, send b→c, then restart c from its store.
+	cKey, cStore := c.key, c.store
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := b.SendCommand(c.ID(), stamp(b.ID(), 1), false, json.RawMessage(`{"op":"fresh"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c2 := startNode(t, "c", withClock(clock), withKey(cKey), withStore(cStore), withPeers(a.Addr().String()))
+	cmd := waitEvent(c2, func(e CommandReceived) bool { return true })
+	if cmd.OpID != fresh {
+		t.Fatalf("got %s, want %s", cmd.OpID, fresh)
+	}
+
+	if err := c2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SendCommand(c.ID(), stamp(b.ID(), 2), false, json.RawMessage(`{"op":"stale"}`)); err != nil {
+		t.Fatal(err)
+	}
+	a.waitUntil("a holds the stale command", func() bool { return a.vectorOf(b.ID()) == b.vectorOf(b.ID()) })
+	clock.Advance(CommandMaxAge + time.Minute)
+	c3 := startNode(t, "c", withClock(clock), withKey(cKey), withStore(cStore), withPeers(a.Addr().String()))
+	c3.waitUntil("stale command counted", func() bool { return c3.Counters().StaleCmds == 1 })
+	if hasEvent(c3, func(e CommandReceived) bool { return true }) {
+		t.Fatal("a stale command was delivered")
 	}
 }

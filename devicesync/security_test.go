@@ -1,0 +1,232 @@
+package devicesync
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+func snapshotFrom(c engine.Coordination, state string) map[string]any {
+	return map[string]any{"type": "snapshot", "coordination": c, "state": json.RawMessage(state)}
+}
+
+// An attacker with its own key may connect only to ask to pair: every
+// other message closes its connection and nothing reaches the app. A
+// member never accepts the attacker as a server either.
+func TestAttackerWithOwnKeyIsRefused(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	pair(t, a, b)
+	evil := newKey(t)
+	evilID := DeviceIDFromPublicKey(evil.Public().(ed25519PublicKey))
+
+	hello := helloMsg{Type: typeHello, Group: a.Group(), Profile: profile{DeviceID: evilID}, Vector: VersionVector{}}
+	c := coord(a, 99)
+	c.Device = evilID
+	op := Op{ID: OpID(evilID, 1), Origin: evilID, Seq: 1, HLCms: 1, Kind: KindTrusted, Body: json.RawMessage(`{"target":"` + string(evilID) + `"}`)}
+	for i, msg := range []any{
+		hello,
+		snapshotFrom(c, `{}`),
+		opsMsg{Type: typeOps, Ops: []Op{op}},
+	} {
+		p, err := dialRaw(t, a.Addr().String(), evil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.send(msg); err != nil {
+			t.Fatal(err)
+		}
+		if !p.closedByPeer() {
+			t.Fatalf("message %d: connection stayed open", i)
+		}
+	}
+	if got := a.Counters().Refused; got < 3 {
+		t.Fatalf("refused = %d, want >= 3", got)
+	}
+	if a.isMember(evilID) || len(a.Devices()) != 2 {
+		t.Fatalf("attacker became a member: %+v", a.Devices())
+	}
+	if hasEvent(a, func(SnapshotReceived) bool { return true }) || hasEvent(a, func(PairingRequest) bool { return true }) {
+		t.Fatal("an attacker's message reached the app")
+	}
+
+	// A node that is told to dial the attacker refuses its server key.
+	evilNode := startNode(t, "evil", withKey(evil))
+	before := b.Counters().Refused
+	b.targetsAdd(evilNode.Addr().String())
+	b.waitUntil("refused the attacker as server", func() bool { return b.Counters().Refused > before })
+	if b.isMember(evilID) {
+		t.Fatal("b trusted the attacker")
+	}
+}
+
+// A revoked device is disconnected at once, refused afterwards by every
+// member, and still refused after the revoker restarts from its store.
+func TestRevokedDeviceIsCutOffAndStaysOut(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	c := startNode(t, "c")
+	pair(t, a, b)
+	pair(t, a, c)
+	connected(t, b, c)
+
+	if err := a.Revoke(c.ID()); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(a, func(g GroupChanged) bool { return len(g.Devices) == 2 })
+	b.waitUntil("b applies the revocation", func() bool { return !b.isMember(c.ID()) })
+	a.waitUntil("a drops c", func() bool { return !a.isOnline(c.ID()) })
+	b.waitUntil("b drops c", func() bool { return !b.isOnline(c.ID()) })
+
+	// c (still believing it is a member, or having founded a new group)
+	// cannot get a snapshot or command through.
+	refusedA := a.Counters().Refused
+	p, err := dialRaw(t, a.Addr().String(), c.key)
+	if err == nil {
+		_ = p.send(snapshotFrom(coord(c, 5), `{}`))
+		if !p.closedByPeer() {
+			t.Fatal("revoked device's connection stayed open")
+		}
+	}
+	a.waitUntil("handshake refused", func() bool { return a.Counters().Refused > refusedA })
+	if hasEvent(a, func(s SnapshotReceived) bool { return s.From == c.ID() }) {
+		t.Fatal("a revoked device's snapshot reached the app")
+	}
+
+	// Restart a from its persisted log: c is still out.
+	aKey, aStore := a.key, a.store
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a2 := startNode(t, "a", withKey(aKey), withStore(aStore))
+	if a2.isMember(c.ID()) || !a2.isMember(b.ID()) {
+		t.Fatalf("after restart: %+v", a2.Devices())
+	}
+	refused := a2.Counters().Refused
+	if p, err := dialRaw(t, a2.Addr().String(), c.key); err == nil {
+		_ = p.send(snapshotFrom(coord(c, 6), `{}`))
+		if !p.closedByPeer() {
+			t.Fatal("revoked device accepted after restart")
+		}
+	}
+	a2.waitUntil("refused after restart", func() bool { return a2.Counters().Refused > refused })
+}
+
+// Ops a revoked device made after the revoker's cutoff are refused even
+// when relayed by another member.
+func TestOpsAboveRevocationCutoffAreRefused(t *testing.T) {
+	g := newGroupLog()
+	a, c, x := mkID(1), mkID(2), mkID(3)
+	g.add([]Op{
+		mkOp(a, 1, 10, KindTrusted, trustedBody{Target: a}),
+		mkOp(a, 2, 11, KindTrusted, trustedBody{Target: c}),
+		mkOp(c, 1, 12, KindProfileSet, profile{DeviceID: c, Name: "c"}),
+		mkOp(a, 3, 13, KindRevoked, revokedBody{Target: c, TargetMaxSeqSeen: 1}),
+	})
+	added := g.add([]Op{mkOp(c, 2, 14, KindTrusted, trustedBody{Target: x})})
+	if len(added) != 0 || g.isMember(x) || g.isMember(c) {
+		t.Fatalf("added %v, members %v", added, g.memberIDs())
+	}
+}
+
+// Snapshots are bound to the authenticated sender; legacy snapshots and
+// commands are ignored; unknown types are skipped; malformed and oversized
+// lines close the connection.
+func TestMemberInputIsCheckedPerMessage(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	pair(t, a, b)
+	bKey := b.key
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a.waitUntil("b gone", func() bool { return !a.isOnline(b.ID()) })
+
+	p, err := dialRaw(t, a.Addr().String(), bKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.readType(typeHello)
+
+	spoof := coord(a, 3) // b claims to be a
+	_ = p.send(snapshotFrom(spoof, `{"spoof":1}`))
+	_ = p.send(map[string]any{"type": "snapshot", "state": json.RawMessage(`{"legacy":1}`)})
+	_ = p.send(map[string]any{"type": "snapshot", "coordination": map[string]any{"version": 0, "device_id": string(DeviceIDFromPublicKey(bKey.Public().(ed25519PublicKey)))}, "state": json.RawMessage(`{}`)})
+	_ = p.sendLine(`{"type":"jam_invite","room":"x"}`)
+	_ = p.sendLine(`{"type":"snapshot","state":{"ok":1},"coordination":` + mustJSON(coordFor(DeviceIDFromPublicKey(bKey.Public().(ed25519PublicKey)))) + `,"future_field":[1,2]}`)
+	got := waitEvent(a, func(s SnapshotReceived) bool { return true })
+	if string(got.State) != `{"ok":1}` || got.From != b.ID() {
+		t.Fatalf("delivered %+v", got)
+	}
+	cnt := a.Counters()
+	if cnt.Spoofed != 1 || cnt.Legacy != 2 || cnt.UnknownType != 1 {
+		t.Fatalf("counters = %+v", cnt)
+	}
+
+	// A legacy command (no stamp) in an op is logged but not delivered.
+	bID := b.ID()
+	body, _ := json.Marshal(commandBody{Target: a.ID(), Command: json.RawMessage(`{}`)})
+	seq := a.vectorOf(bID) + 1
+	_ = p.send(opsMsg{Type: typeOps, Ops: []Op{{ID: OpID(bID, seq), Origin: bID, Seq: seq, HLCms: time.Now().UnixMilli(), Kind: KindPlaybackCommand, Body: body}}})
+	a.waitUntil("legacy command counted", func() bool { return a.Counters().Legacy == 3 })
+	if hasEvent(a, func(CommandReceived) bool { return true }) {
+		t.Fatal("legacy command delivered")
+	}
+
+	_ = p.sendLine(`{"type":"snapshot","state":`)
+	if !p.closedByPeer() {
+		t.Fatal("malformed JSON did not close the connection")
+	}
+
+	p2, err := dialRaw(t, a.Addr().String(), bKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2.readType(typeHello)
+	closed := a.Counters().Closed
+	_ = p2.sendLine(`{"type":"snapshot","state":"` + strings.Repeat("x", MaxLineBytes) + `"}`)
+	if !p2.closedByPeer() {
+		t.Fatal("oversized line did not close the connection")
+	}
+	a.waitUntil("closed counted", func() bool { return a.Counters().Closed > closed })
+}
+
+// A peer over its message rate is disconnected.
+func TestMessageRateLimitClosesConnection(t *testing.T) {
+	lim := Limits{MessageRate: 1, Burst: 5, PeerTimeout: 30 * time.Second}
+	a := startNode(t, "a", withLimits(lim))
+	b := startNode(t, "b")
+	pair(t, a, b)
+	bKey := b.key
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a.waitUntil("b gone", func() bool { return !a.isOnline(b.ID()) })
+	p, err := dialRaw(t, a.Addr().String(), bKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		if p.sendLine(`{"type":"noise"}`) != nil {
+			break
+		}
+	}
+	if !p.closedByPeer() {
+		t.Fatal("flooding peer stayed connected")
+	}
+}
+
+func coordFor(id engine.DeviceID) engine.Coordination {
+	return engine.Coordination{Version: engine.EnvelopeVersion, Device: id}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
