@@ -225,7 +225,7 @@ func Scan(ctx context.Context, idx Index, roots []string, opts ScanOptions) (Sca
 		close(s.out)
 	}()
 
-	c := collector{s: s, idx: idx, res: &res, roots: clean, moved: map[string]bool{}}
+	c := collector{s: s, idx: idx, res: &res, roots: clean, moved: map[string]bool{}, vanished: map[string]bool{}}
 	var idxErr error
 	for o := range s.out {
 		if idxErr != nil {
@@ -407,6 +407,7 @@ type collector struct {
 	batch     []Track
 	byContent map[string][]string // content id -> known paths, built on first need
 	moved     map[string]bool     // old paths already moved
+	vanished  map[string]bool     // listed, then gone before they were read
 }
 
 func (c *collector) take(o outcome) error {
@@ -416,6 +417,9 @@ func (c *collector) take(o outcome) error {
 	case outSkip:
 		c.s.done.Add(1)
 		c.res.skip(o.path, o.err)
+		if errors.Is(o.err, fs.ErrNotExist) {
+			c.vanished[o.path] = true
+		}
 		return nil
 	case outLoop:
 		c.res.SymlinkLoops++
@@ -499,7 +503,7 @@ func (c *collector) removeGone() error {
 	}
 	var gone []string
 	for p := range s.known {
-		if _, ok := s.seen[p]; ok || c.moved[p] {
+		if _, ok := s.seen[p]; (ok && !c.vanished[p]) || c.moved[p] {
 			continue
 		}
 		if !c.underAny(p, c.roots) || c.underAny(p, s.missing) || c.underAny(p, protected) {
