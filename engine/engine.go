@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -14,9 +15,9 @@ const ReserveBlock = 1024
 // MaxDeviceIDLen bounds a device id accepted from the network, in bytes.
 const MaxDeviceIDLen = 256
 
-// MaxTrackedPeers bounds the per-device "last heartbeat seen" map. A trusted
-// group is far smaller; beyond the bound the least recently reporting peer
-// that is not the owner is forgotten.
+// MaxTrackedPeers bounds the "last heartbeat seen" map. A trusted group is
+// far smaller; beyond the bound the peer tracked longest ago that is not the
+// owner is forgotten.
 const MaxTrackedPeers = 1024
 
 // GossipInterval is how long Tick lets pass without an announcement before
@@ -64,6 +65,7 @@ type Engine struct {
 	ownerReported bool
 	ownerOutput   Output
 	peerHB        map[DeviceID]uint64 // last heartbeat id seen per peer
+	peerOrder     []DeviceID          // keys of peerHB, oldest first
 
 	startupUsed    bool // RequestStartup was called once
 	startupPending bool
@@ -179,6 +181,7 @@ func Restore(cp Checkpoint, group string, cfg Config, clock Clock) (*Engine, err
 func (e *Engine) Clone() *Engine {
 	c := *e
 	c.peerHB = maps.Clone(e.peerHB)
+	c.peerOrder = slices.Clone(e.peerOrder)
 	c.senders = make(map[DeviceID]uint64, MaxSendersPerTerm)
 	maps.Copy(c.senders, e.senders)
 	return &c
@@ -396,21 +399,20 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 }
 
 func (e *Engine) notePeer(from DeviceID, hb uint64) {
-	if _, ok := e.peerHB[from]; !ok && len(e.peerHB) >= MaxTrackedPeers {
-		// Forget the peer with the smallest (heartbeat, id) that is not the
-		// owner; a total order keeps this deterministic.
-		var victim DeviceID
-		var vhb uint64
-		found := false
-		for d, h := range e.peerHB {
-			if d == e.claim.Owner {
-				continue
+	if _, ok := e.peerHB[from]; !ok {
+		if len(e.peerHB) >= MaxTrackedPeers {
+			// Forget the peer tracked longest ago (FIFO, deterministic,
+			// O(1)), but never the owner.
+			victim := e.peerOrder[0]
+			e.peerOrder = e.peerOrder[1:]
+			if victim == e.claim.Owner {
+				e.peerOrder = append(e.peerOrder, victim)
+				victim = e.peerOrder[0]
+				e.peerOrder = e.peerOrder[1:]
 			}
-			if !found || h < vhb || (h == vhb && d < victim) {
-				victim, vhb, found = d, h, true
-			}
+			delete(e.peerHB, victim)
 		}
-		delete(e.peerHB, victim)
+		e.peerOrder = append(e.peerOrder, from)
 	}
 	e.peerHB[from] = hb
 }
