@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what building, running and testing furudesk needs on a Debian or
+# Ubuntu machine, and nothing when it is already there: a warm machine pays
+# one dpkg query. Run as root, or as a user with sudo.
+#
+#   scripts/install-deps.sh          build + run (cgo: GL, X11, ALSA)
+#   scripts/install-deps.sh --test   also what the tests use (Xvfb, PulseAudio,
+#                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl)
+set -euo pipefail
+
+build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
+  libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev)
+test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils
+  libasound2-plugins sox ffmpeg dbus playerctl)
+
+pkgs=("${build_pkgs[@]}")
+if [ "${1:-}" = "--test" ]; then
+  pkgs+=("${test_pkgs[@]}")
+fi
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  case "$(uname -s)" in
+    Darwin) echo "macOS: install Xcode's command line tools (xcode-select --install) and Go; nothing else is needed." ;;
+    MINGW*|MSYS*|CYGWIN*) echo "Windows: install Go and a gcc (e.g. MSYS2 mingw-w64-x86_64-gcc) on PATH." ;;
+    *) echo "Not a Debian/Ubuntu system: install the equivalents of: ${pkgs[*]}" ;;
+  esac
+  exit 0
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "Installing system packages: ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
