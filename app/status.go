@@ -1,0 +1,94 @@
+// Package app is the coordinator of one furudesk device: a single goroutine
+// (the actor) that owns the playback coordination engine and all mutable
+// player state, and drives storage, audio, library and devicesync.
+package app
+
+import "github.com/furudesk/furudesk/engine"
+
+// Status is what every front end (the window, `furudesk ctl`, MPRIS) shows.
+// It is derived from the actor's state after every step and never stored.
+// While another device owns the output, the transport fields (Playing,
+// PositionMS, Track, Queue, Index, Volume, Shuffle, Repeat) are the owner's,
+// from its latest snapshot, with the position extrapolated.
+type Status struct {
+	DeviceID       engine.DeviceID `json:"device_id"`
+	DeviceName     string          `json:"device_name"`
+	GroupID        string          `json:"group_id"`
+	Claim          engine.Claim    `json:"claim"`
+	Owner          engine.DeviceID `json:"owner"`
+	OwnerName      string          `json:"owner_name"`
+	Rendering      bool            `json:"rendering"` // this device may render (engine MayRender)
+	StartupPending bool            `json:"startup_pending"`
+	Output         engine.Output   `json:"output"` // this device's measured audio output
+	OutputError    string          `json:"output_error,omitempty"`
+	Passive        bool            `json:"passive"`
+	Config         engine.Config   `json:"config"`
+
+	Playing    bool        `json:"playing"`
+	PositionMS int64       `json:"position_ms"`
+	Track      *QueueItem  `json:"track"` // nil when the queue is empty
+	QueueLen   int         `json:"queue_len"`
+	Queue      []QueueItem `json:"queue,omitempty"`
+	Index      int         `json:"index"`
+	Volume     int         `json:"volume"` // 0..100
+	Shuffle    bool        `json:"shuffle"`
+	Repeat     string      `json:"repeat"` // "off", "all", "one"
+
+	Listen  string           `json:"listen"`
+	Devices []DeviceStatus   `json:"devices"`
+	Pairing []PairingRequest `json:"pairing,omitempty"`
+
+	Scan           ScanStatus `json:"scan"`
+	LibraryVersion uint64     `json:"library_version"` // changes whenever the catalog changed
+	Folders        []string   `json:"folders"`
+
+	// Notices are recent user-facing messages, newest last: "Playing on
+	// Living room", "Could not play x.mp3: not an audio file", ... Each has
+	// an id so a front end shows each one once.
+	Notices []Notice `json:"notices,omitempty"`
+}
+
+// QueueItem is one entry of the shared queue. Tracks are named by content id
+// on the wire; Path is only set on the device that has the file.
+type QueueItem struct {
+	ContentID  string   `json:"content_id"`
+	Title      string   `json:"title"`
+	Artists    []string `json:"artists,omitempty"`
+	Album      string   `json:"album,omitempty"`
+	DurationMS int64    `json:"duration_ms"`
+	Path       string   `json:"path,omitempty"`
+}
+
+// DeviceStatus is one device of the trusted group. Online is presentation
+// only: it never feeds ownership.
+type DeviceStatus struct {
+	DeviceID engine.DeviceID `json:"device_id"`
+	Name     string          `json:"name"`
+	Online   bool            `json:"online"`
+	Owner    bool            `json:"owner"`
+	Self     bool            `json:"self"`
+}
+
+// PairingRequest is a device asking to join, waiting for the user's answer.
+type PairingRequest struct {
+	ID            string          `json:"id"`
+	DeviceID      engine.DeviceID `json:"device_id"`
+	Name          string          `json:"name"`
+	GroupConflict bool            `json:"group_conflict"` // ask: join their group or keep ours
+}
+
+// ScanStatus is the progress of the library scan.
+type ScanStatus struct {
+	Running bool   `json:"running"`
+	Done    int    `json:"done"`
+	Found   int    `json:"found"`
+	Current string `json:"current,omitempty"`
+	Errors  int    `json:"errors"`
+}
+
+// Notice is a message for the user.
+type Notice struct {
+	ID    uint64 `json:"id"`
+	Level string `json:"level"` // "info", "error"
+	Text  string `json:"text"`
+}
