@@ -30,13 +30,18 @@ type timed struct {
 // when paused, stopped or starved, and keeps a timeline of what it wrote so
 // the monitor can tell what the device consumed.
 type mixer struct {
-	mu      sync.Mutex
-	rate    int
-	ahead   int // chunks decoded ahead per track
-	onErr   func(Track, error)
-	cur     *stream
-	next    *stream
-	paused  bool
+	mu     sync.Mutex
+	rate   int
+	ahead  int // chunks decoded ahead per track
+	onErr  func(Track, error)
+	cur    *stream
+	next   *stream
+	paused bool
+	// held keeps writing silence after Stop until the device consumed
+	// everything written before it (the frames the output mutes), so a
+	// following Play is not muted with them.
+	held    bool
+	stopAt  int64
 	written int64
 	marks   []mark
 	timed   []timed
@@ -54,7 +59,7 @@ func (m *mixer) Read(p []byte) (int, error) {
 	total := len(p) / bytesPerFrame * bytesPerFrame
 	i := 0
 	for i < total {
-		if m.paused || m.cur == nil {
+		if m.paused || m.held || m.cur == nil {
 			i = m.silence(p, i, total)
 			break
 		}
@@ -207,11 +212,28 @@ func (m *mixer) closeAll() {
 	}
 }
 
-func (m *mixer) stop() {
+// stop drops both tracks. It returns true when frames written before it may
+// still sound: the caller mutes the device until release says they are gone.
+func (m *mixer) stop() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closeAll()
 	m.paused = false
+	m.held = true
+	m.stopAt = m.written
+	return true
+}
+
+// release ends the hold of stop once the device consumed frame stopAt;
+// true when it did (the caller unmutes).
+func (m *mixer) release(consumed int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.held || consumed < m.stopAt {
+		return false
+	}
+	m.held = false
+	return true
 }
 
 func (m *mixer) setPaused(p bool) {

@@ -2,8 +2,8 @@ package audio
 
 import (
 	"encoding/binary"
-	"io"
 	"errors"
+	"io"
 	"sync"
 	"testing"
 	"time"

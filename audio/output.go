@@ -28,6 +28,7 @@ type Output struct {
 	devMu sync.Mutex
 	dev   device // nil until the device is ready
 	gain  float64
+	muted bool // Stop muted the device until its buffered frames are gone
 
 	emitMu  sync.Mutex
 	closed  bool
@@ -36,6 +37,7 @@ type Output struct {
 	repMu  sync.Mutex
 	report Report
 
+	latency int64 // frames between consumption and sound: the device buffer
 	volume  atomic.Int64
 	quit    chan struct{}
 	done    chan struct{}
@@ -44,11 +46,12 @@ type Output struct {
 
 func newOutput(o Options) *Output {
 	out := &Output{
-		opts:   o,
-		events: make(chan Event, o.EventBuffer),
-		quit:   make(chan struct{}),
-		done:   make(chan struct{}),
-		gain:   1,
+		opts:    o,
+		events:  make(chan Event, o.EventBuffer),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+		gain:    1,
+		latency: durationToFrames(o.BufferSize, o.SampleRate),
 	}
 	out.volume.Store(100)
 	out.report = Report{Err: ErrNotConsuming, Volume: 100}
@@ -69,7 +72,9 @@ func (o *Output) attach(d device) {
 	default:
 	}
 	o.dev = d
-	d.SetGain(o.gain)
+	if !o.muted {
+		d.SetGain(o.gain)
+	}
 }
 
 func (o *Output) device() device {
@@ -110,16 +115,36 @@ func (o *Output) PrepareNext(src Source) Track {
 	return o.mix.prepare(src)
 }
 
-// Pause makes the output silent (within about 2*BufferSize) and keeps the
-// position; the device stays open and measured.
+// Pause makes the output silent (within about 1.5*BufferSize: what the
+// device buffers still plays, so nothing is lost) and keeps the position;
+// the device stays open and measured.
 func (o *Output) Pause() { o.mix.setPaused(true) }
 
 // Resume continues after Pause at the position where the sound stopped.
 func (o *Output) Resume() { o.mix.setPaused(false) }
 
-// Stop drops the current and prepared tracks: silence within about
-// 2*BufferSize. No Finished follows for them.
-func (o *Output) Stop() { o.mix.stop() }
+// Stop drops the current and prepared tracks and mutes what the device
+// still buffers: silence within about BufferSize. No Finished follows for
+// them. A Play right after starts once the muted frames are gone.
+func (o *Output) Stop() {
+	if o.mix.stop() {
+		o.setMuted(true)
+	}
+}
+
+func (o *Output) setMuted(m bool) {
+	o.devMu.Lock()
+	defer o.devMu.Unlock()
+	o.muted = m
+	if o.dev == nil {
+		return
+	}
+	if m {
+		o.dev.SetGain(0)
+	} else {
+		o.dev.SetGain(o.gain)
+	}
+}
 
 // Seek moves the current track to d (clamped to the track); it reports
 // false when nothing is loaded.
@@ -135,7 +160,7 @@ func (o *Output) SetVolume(v int) {
 	o.devMu.Lock()
 	defer o.devMu.Unlock()
 	o.gain = Gain(v)
-	if o.dev != nil {
+	if o.dev != nil && !o.muted {
 		o.dev.SetGain(o.gain)
 	}
 }
@@ -196,6 +221,7 @@ func (o *Output) monitor() {
 // meter is the monitor's memory between measurements.
 type meter struct {
 	consumed    int64
+	heard       int64
 	lastAdvance time.Time
 	known       bool // an Availability was emitted
 	available   bool
@@ -226,7 +252,17 @@ func (o *Output) measure(m *meter, now time.Time) {
 	default:
 		why = ErrNotConsuming
 	}
-	st := o.mix.observe(m.consumed)
+	if o.mix.release(m.consumed) {
+		o.setMuted(false)
+	}
+	// What the device consumed is still in its own buffer (about
+	// BufferSize, which the blocking writes keep full) before it is heard.
+	heard := max(0, m.consumed-o.latency)
+	if heard < m.heard {
+		heard = m.heard
+	}
+	m.heard = heard
+	st := o.mix.observe(heard)
 	playing := available && st.playing
 	for _, ev := range st.events {
 		o.emit(ev)

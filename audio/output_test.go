@@ -25,6 +25,7 @@ func (f *fakeDevice) Close()            {}
 // the test calls measure with its own clock.
 func newTestOutput(t *testing.T) (*Output, *fakeDevice, *meter) {
 	o := newOutput(Options{}.withDefaults())
+	o.latency = 0 // TestHeardLagsConsumption covers the device-buffer lag
 	d := &fakeDevice{}
 	o.attach(d)
 	return o, d, &meter{}
@@ -168,5 +169,25 @@ func TestOptionsValidate(t *testing.T) {
 	}
 	if err := (Options{}).Validate(); err != nil {
 		t.Errorf("zero options: %v", err)
+	}
+}
+
+// TestHeardLagsConsumption: a frame the device consumed counts as heard only
+// after the device buffer (BufferSize) played out ahead of it.
+func TestHeardLagsConsumption(t *testing.T) {
+	o, _, m := newTestOutput(t)
+	o.latency = 1764
+	a, _ := toneSource("a", 440, testRate)
+	ta := o.Play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(o.mix, o.mix.cur) })
+	pull(o.mix, 1764)
+	o.measure(m, time.Unix(1, 0))
+	if r := o.Report(); r.Playing || r.Consumed != 1764 {
+		t.Fatalf("only the device buffer filled: %+v, want consumed but not yet playing", r)
+	}
+	pull(o.mix, 441)
+	o.measure(m, time.Unix(2, 0))
+	if r := o.Report(); !r.Playing || r.Track != ta || r.Pos != framesToDuration(441, testRate) {
+		t.Fatalf("report %+v, want playing at 441 frames", r)
 	}
 }

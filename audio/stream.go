@@ -47,6 +47,7 @@ type stream struct {
 	cur     chunk
 	cursor  int64 // track frame the mixer writes next
 	started bool  // first frame was written
+	primed  bool  // enough is decoded to start sounding without starving
 	ended   bool
 	failed  bool
 }
@@ -187,6 +188,20 @@ const (
 // take copies decoded frames into p without blocking. Mixer side: the
 // caller holds the mixer's mutex.
 func (s *stream) take(p []byte) (n int, pos int64, r takeResult) {
+	if !s.primed {
+		// Start (or restart after a seek or an underrun) only with half
+		// the read-ahead decoded, or the whole track: otherwise a decoder
+		// slower than real time at first (a busy machine, a cold file)
+		// stutters instead of starting a little later.
+		if len(s.chunks) < (cap(s.chunks)+1)/2 && !s.endSent.Load() && len(s.cur.data) == 0 {
+			select {
+			case <-s.done:
+			default:
+				return 0, 0, takeStarve
+			}
+		}
+		s.primed = true
+	}
 	for {
 		if len(s.cur.data) > 0 {
 			n = copy(p, s.cur.data)
@@ -217,6 +232,7 @@ func (s *stream) take(p []byte) (n int, pos int64, r takeResult) {
 				continue
 			default:
 			}
+			s.primed = false
 			return 0, 0, takeStarve
 		}
 	}
@@ -227,7 +243,7 @@ func (s *stream) take(p []byte) (n int, pos int64, r takeResult) {
 func (s *stream) seek(f int64) {
 	s.gen++
 	s.cur = chunk{}
-	s.ended, s.failed = false, false
+	s.ended, s.failed, s.primed = false, false, false
 	s.cursor = f
 	select {
 	case <-s.seekCh:

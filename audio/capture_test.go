@@ -1,0 +1,395 @@
+package audio
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Capture tests play through a real ALSA -> PulseAudio null sink, record the
+// sink's monitor and judge what was heard. oto allows one context per
+// process, so each scenario runs in a child process (this test binary,
+// re-executed with childScenarioEnv set) while the parent owns PulseAudio and
+// the recorder.
+
+const (
+	childScenarioEnv = "FURUDESK_AUDIO_CHILD"
+	childFilesEnv    = "FURUDESK_AUDIO_FILES"
+	latencyCyclesEnv = "AUDIO_LATENCY_CYCLES" // stop/play cycles; default 5
+	soundThr         = 655                    // 0.02 of full scale
+)
+
+// childMark is a line a child prints: a command and when it was issued, or
+// a measured value.
+type childMark struct {
+	What string        `json:"what"`
+	At   int64         `json:"at"` // unix ns
+	Pos  time.Duration `json:"pos,omitempty"`
+}
+
+type childRun struct {
+	marks  []childMark
+	output string
+}
+
+func (c childRun) all(what string) []childMark {
+	var out []childMark
+	for _, m := range c.marks {
+		if m.What == what {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (c childRun) one(t *testing.T, what string) childMark {
+	t.Helper()
+	m := c.all(what)
+	if len(m) != 1 {
+		t.Fatalf("child printed %d %q marks, want 1; output:\n%s", len(m), what, c.output)
+	}
+	return m[0]
+}
+
+func runChild(t *testing.T, env []string, scenario string, files ...string) childRun {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestCaptureChild$", "-test.v", "-test.count=1")
+	cmd.Env = append(append([]string(nil), env...), childScenarioEnv+"="+scenario, childFilesEnv+"="+strings.Join(files, string(os.PathListSeparator)))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	run := childRun{output: string(out) + stderr.String()}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), "@@ "); ok {
+			var m childMark
+			if json.Unmarshal([]byte(line), &m) == nil {
+				run.marks = append(run.marks, m)
+			}
+		}
+	}
+	if err != nil {
+		t.Fatalf("child %s: %v\n%s", scenario, err, run.output)
+	}
+	return run
+}
+
+// TestCapture plays known tones through a private PulseAudio null sink and
+// asserts from the recording: sound starts, lasts the right time, pauses,
+// resumes at the right position, stops within 100 ms, runs two tracks
+// together without a gap, and the volume curve applies.
+func TestCapture(t *testing.T) {
+	p := startPulse(t)
+	dir := t.TempDir()
+	tone := writeFile(t, filepath.Join(dir, "tone1s.wav"), wavBytes(44100, 2, 44100, sine(440, 0.5, 44100)))
+	tone2 := writeFile(t, filepath.Join(dir, "tone2s.wav"), wavBytes(44100, 2, 88200, sine(440, 0.5, 44100)))
+	long := writeFile(t, filepath.Join(dir, "tone3s.wav"), wavBytes(44100, 2, 3*44100, sine(440, 0.5, 44100)))
+	half := writeFile(t, filepath.Join(dir, "a.wav"), wavBytes(44100, 2, 22050, sine(440, 0.5, 44100)))
+	halfFLAC := ffmpegSine(t, dir, "b.flac", 660, 0.5, 44100)
+	rec := p.record(t)
+
+	// scenario runs a child and returns the recording of its lifetime,
+	// waiting until the recorder has caught up past its last command.
+	scenario := func(t *testing.T, name string, files ...string) (childRun, []int16, func(int) time.Time, int) {
+		from := int(rec.frames())
+		run := runChild(t, p.env, name, files...)
+		end := time.Now().Add(300 * time.Millisecond)
+		waitFor(t, "the recorder to catch up", func() bool { return rec.lastArrival().After(end) })
+		x, wall := rec.snapshot()
+		return run, x, wall, from
+	}
+
+	t.Run("tone", func(t *testing.T) {
+		run, x, wall, from := scenario(t, "tone", tone)
+		segs := segments(x[from:], soundThr, 441)
+		if len(segs) != 1 {
+			t.Fatalf("heard %d sound segments %v, want 1\n%s", len(segs), segs, run.output)
+		}
+		s := segs[0]
+		if d := s.dur(); absDur(d-time.Second) > 50*time.Millisecond {
+			t.Errorf("sound lasted %v, want 1s ±50ms", d)
+		}
+		play := time.Unix(0, run.one(t, "play").At)
+		t.Logf("play-to-sound %v, sound %v", wall(from+s.start).Sub(play), s.dur())
+		// Volume 50 on the cubic curve: 0.5 * 0.125.
+		if pk := peak(x[from+s.start : from+s.end]); pk < 0.0625*0.95 || pk > 0.0625*1.05 {
+			t.Errorf("peak %.4f at volume 50, want 0.0625 ±5%%", pk)
+		}
+	})
+
+	t.Run("pause-resume", func(t *testing.T) {
+		run, x, wall, from := scenario(t, "pause", tone2)
+		segs := segments(x[from:], soundThr, 441)
+		if len(segs) != 2 {
+			t.Fatalf("heard %d sound segments %v, want 2 (before and after the pause)\n%s", len(segs), segs, run.output)
+		}
+		pause, resume := run.one(t, "pause"), run.one(t, "resume")
+		pausedAt := run.one(t, "paused_pos").Pos
+		a, b := segs[0], segs[1]
+		if got := a.dur() + b.dur(); absDur(got-2*time.Second) > 50*time.Millisecond {
+			t.Errorf("sound before + after the pause = %v + %v = %v, want 2s ±50ms (resume at the paused position)", a.dur(), b.dur(), got)
+		}
+		if absDur(a.dur()-pausedAt) > 50*time.Millisecond {
+			t.Errorf("sound before the pause lasted %v, reported paused position %v", a.dur(), pausedAt)
+		}
+		gap := framesToDuration(int64(b.start-a.end), 44100)
+		if want := time.Duration(resume.At - pause.At); absDur(gap-want) > 50*time.Millisecond {
+			t.Errorf("silence lasted %v, pause was held %v", gap, want)
+		}
+		toSilence := wall(from + a.end).Sub(time.Unix(0, pause.At))
+		if toSilence > 100*time.Millisecond {
+			t.Errorf("silent %v after Pause, want within 100ms", toSilence)
+		}
+		t.Logf("pause-to-silence %v, resume-to-sound %v, paused at %v", toSilence, wall(from+b.start).Sub(time.Unix(0, resume.At)), pausedAt)
+	})
+
+	t.Run("stop-latency", func(t *testing.T) {
+		run, x, wall, from := scenario(t, "stop", long)
+		plays, stops := run.all("play"), run.all("stop")
+		segs := segments(x[from:], soundThr, 441)
+		if len(segs) != len(plays) || len(stops) != len(plays) {
+			t.Fatalf("heard %d segments for %d plays / %d stops\n%s", len(segs), len(plays), len(stops), run.output)
+		}
+		var toSound, toSilence []time.Duration
+		for i, s := range segs {
+			toSound = append(toSound, wall(from+s.start).Sub(time.Unix(0, plays[i].At)))
+			d := wall(from + s.end).Sub(time.Unix(0, stops[i].At))
+			toSilence = append(toSilence, d)
+			if d > 100*time.Millisecond {
+				t.Errorf("cycle %d: silent %v after Stop, want within 100ms", i, d)
+			}
+		}
+		t.Logf("play-to-sound p50 %v p95 %v; stop-to-silence p50 %v p95 %v (n=%d)",
+			pct(toSound, 50), pct(toSound, 95), pct(toSilence, 50), pct(toSilence, 95), len(segs))
+	})
+
+	t.Run("gapless", func(t *testing.T) {
+		run, x, _, from := scenario(t, "gapless", half, halfFLAC)
+		segs := segments(x[from:], soundThr, 441) // a quiet run over 10 ms splits
+		if len(segs) != 1 {
+			t.Fatalf("heard %d segments %v, want 1 (two tracks back to back)\n%s", len(segs), segs, run.output)
+		}
+		s := segs[0]
+		if absDur(s.dur()-time.Second) > 50*time.Millisecond {
+			t.Errorf("two 0.5 s tracks sounded %v, want 1s ±50ms", s.dur())
+		}
+		q := framesToDuration(int64(longestQuiet(x[from:], s, soundThr)), 44100)
+		if q >= 10*time.Millisecond {
+			t.Errorf("longest quiet run between the tracks %v, want under 10ms", q)
+		}
+		t.Logf("longest quiet run inside the two tracks: %v", q)
+	})
+}
+
+// TestNoAudioServer: with ALSA routed to a PulseAudio that does not exist,
+// the output reports unavailable with the device's error, and playing does
+// not block or panic.
+func TestNoAudioServer(t *testing.T) {
+	needTool(t, "pulseaudio") // the ALSA pulse plugin comes with it
+	dir, err := os.MkdirTemp("", "fdnone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	writeFile(t, filepath.Join(dir, ".asoundrc"), []byte("pcm.!default { type pulse }\nctl.!default { type pulse }\n"))
+	writeFile(t, filepath.Join(dir, "client.conf"), []byte("autospawn = no\n"))
+	env := cleanEnv("HOME="+dir, "XDG_RUNTIME_DIR="+dir, "PULSE_SERVER=unix:"+filepath.Join(dir, "no-such.sock"),
+		"PULSE_CLIENTCONFIG="+filepath.Join(dir, "client.conf"))
+	run := runChild(t, env, "noserver", writeFile(t, filepath.Join(dir, "t.wav"), wavBytes(44100, 2, 4410, sine(440, 0.5, 44100))))
+	m := run.one(t, "unavailable")
+	_ = m
+	if !strings.Contains(run.output, "ALSA error") {
+		t.Fatalf("child did not see the ALSA error:\n%s", run.output)
+	}
+}
+
+// TestCaptureChild is the child side of the capture tests; it does nothing
+// unless started by them.
+func TestCaptureChild(t *testing.T) {
+	name := os.Getenv(childScenarioEnv)
+	if name == "" {
+		t.Skip("helper process for TestCapture and TestNoAudioServer")
+	}
+	files := filepath.SplitList(os.Getenv(childFilesEnv))
+	// Like a media player, ask for a better scheduling priority; allowed
+	// for root, harmlessly refused otherwise.
+	_ = syscall.Setpriority(syscall.PRIO_PROCESS, 0, -10)
+	var opts Options
+	if ms, err := strconv.Atoi(os.Getenv("AUDIO_BUFFER_MS")); err == nil {
+		opts.BufferSize = time.Duration(ms) * time.Millisecond
+	}
+	out, err := Open(opts)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	if _, err := Open(Options{}); err != ErrAlreadyOpen {
+		t.Fatalf("second Open: %v, want ErrAlreadyOpen", err)
+	}
+	c := newChildLog(out)
+	defer func() {
+		if err := out.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}()
+	const deadline = 20 * time.Second
+	if name == "noserver" {
+		ev := c.waitEvent(t, deadline, "Availability", func(ev Event) bool { _, ok := ev.(Availability); return ok })
+		a := ev.(Availability)
+		if a.Available || a.Err == nil || !strings.Contains(a.Err.Error(), "ALSA error") {
+			t.Fatalf("availability %+v, want unavailable with the ALSA error", a)
+		}
+		out.Play(FileSource("t", files[0]), 0)
+		out.Pause()
+		out.Seek(time.Second)
+		out.Stop()
+		if r := out.Report(); r.Available || r.Playing || r.Err == nil {
+			t.Fatalf("report %+v", r)
+		}
+		t.Logf("device error: %v", a.Err)
+		printMark("unavailable", 0)
+		return
+	}
+	c.waitEvent(t, deadline, "available", func(ev Event) bool { return ev == (Availability{Available: true}) })
+	switch name {
+	case "tone":
+		out.SetVolume(50)
+		printMark("play", 0)
+		tr := out.Play(FileSource("tone", files[0]), 0)
+		c.waitEvent(t, deadline, "Finished", func(ev Event) bool { return ev == (Finished{Track: tr}) })
+		c.waitEvent(t, deadline, "Activity false", func(ev Event) bool { return ev == (Activity{Playing: false}) })
+		if !c.seen(Started{Track: tr}) || !c.seen(Activity{Playing: true}) {
+			t.Fatalf("events %v lack Started or Activity true", c.list())
+		}
+	case "pause":
+		tr := out.Play(FileSource("tone", files[0]), 0)
+		c.waitReport(t, deadline, "position 700ms", func(r Report) bool { return r.Playing && r.Pos >= 700*time.Millisecond })
+		printMark("pause", 0)
+		out.Pause()
+		c.waitEvent(t, deadline, "Activity false", func(ev Event) bool { return ev == (Activity{Playing: false}) })
+		pos := out.Report().Pos
+		printMark("paused_pos", pos)
+		hold := time.NewTimer(500 * time.Millisecond) // the scenario holds the pause, it does not sync on it
+		<-hold.C
+		if r := out.Report(); r.Playing || !r.Paused || r.Pos != pos || !r.Available {
+			t.Fatalf("report while paused %+v, want available, paused at %v", r, pos)
+		}
+		printMark("resume", 0)
+		out.Resume()
+		c.waitEvent(t, deadline, "Finished", func(ev Event) bool { return ev == (Finished{Track: tr}) })
+	case "stop":
+		cycles := 5
+		if n, err := strconv.Atoi(os.Getenv(latencyCyclesEnv)); err == nil && n > 0 {
+			cycles = n
+		}
+		for i := 0; i < cycles; i++ {
+			c.reset()
+			printMark("play", 0)
+			out.Play(FileSource("long", files[0]), 0)
+			c.waitReport(t, deadline, "position 300ms", func(r Report) bool { return r.Playing && r.Pos >= 300*time.Millisecond })
+			printMark("stop", 0)
+			out.Stop()
+			c.waitEvent(t, deadline, "Activity false", func(ev Event) bool { return ev == (Activity{Playing: false}) })
+			gap := time.NewTimer(200 * time.Millisecond) // separates the cycles in the recording
+			<-gap.C
+		}
+	case "gapless":
+		out.Play(FileSource("a", files[0]), 0)
+		tb := out.PrepareNext(FileSource("b", files[1]))
+		c.waitEvent(t, deadline, "Finished b", func(ev Event) bool { return ev == (Finished{Track: tb}) })
+	default:
+		t.Fatalf("unknown scenario %q", name)
+	}
+}
+
+func printMark(what string, pos time.Duration) {
+	b, _ := json.Marshal(childMark{What: what, At: time.Now().UnixNano(), Pos: pos}) // plain struct: cannot fail
+	fmt.Printf("@@ %s\n", b)
+}
+
+// childLog collects an Output's events so a scenario can wait on them.
+type childLog struct {
+	out    *Output
+	mu     sync.Mutex
+	events []Event
+	signal chan struct{}
+}
+
+func newChildLog(out *Output) *childLog {
+	c := &childLog{out: out, signal: make(chan struct{}, 1)}
+	go func() {
+		for ev := range out.Events() {
+			c.mu.Lock()
+			c.events = append(c.events, ev)
+			c.mu.Unlock()
+			select {
+			case c.signal <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return c
+}
+
+func (c *childLog) list() []Event {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.events)
+}
+
+func (c *childLog) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.events = nil
+}
+
+func (c *childLog) seen(ev Event) bool { return slices.Contains(c.list(), ev) }
+
+func (c *childLog) waitEvent(t *testing.T, d time.Duration, what string, pred func(Event) bool) Event {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		for _, ev := range c.list() {
+			if pred(ev) {
+				return ev
+			}
+		}
+		select {
+		case <-c.signal:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; events %v; report %+v", what, c.list(), c.out.Report())
+		}
+	}
+}
+
+func (c *childLog) waitReport(t *testing.T, d time.Duration, what string, pred func(Report) bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for !pred(c.out.Report()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; report %+v", what, c.out.Report())
+		}
+		<-tick.C
+	}
+}
+
+func pct(d []time.Duration, p int) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return 0
+	}
+	return s[min(len(s)-1, (len(s)*p+99)/100-1)]
+}
