@@ -102,18 +102,18 @@ func synthesize(d demoTrack) []int16 {
 	for bar := 0; bar < d.bars; bar++ {
 		chord := d.chords[bar%len(d.chords)]
 		start := bar * chordLen
-		// Pad: the chord an octave down, slow attack and release, soft
-		// second harmonic.
-		for _, note := range chord {
-			f := midiFreq(note - 12)
-			addVoice(left, right, start, chordLen+demoRate/2, f, d.pad/3, 0.35, 0.5, true)
+		// Pad: the chord an octave down, slow attack and release.
+		freqs := make([]float64, len(chord))
+		for i, note := range chord {
+			freqs[i] = midiFreq(note - 12)
 		}
+		addVoice(left, right, start, chordLen+demoRate/2, freqs, d.pad/3, 0.35, 0.5, true)
 		// Arpeggio: plucked notes, panned by pitch.
 		for k := 0; k < d.beats; k++ {
 			idx := d.pattern[k%len(d.pattern)]
 			note := chord[idx%len(chord)] + 12*(idx/len(chord)) + 12
 			pan := 0.5 + 0.35*float64(idx%4-1)/2
-			addVoice(left, right, start+k*noteLen, noteLen*3, midiFreq(note), d.pluck, 0.005, pan, false)
+			addVoice(left, right, start+k*noteLen, noteLen*3, []float64{midiFreq(note)}, d.pluck, 0.005, pan, false)
 		}
 	}
 	out := make([]int16, 2*total)
@@ -131,14 +131,36 @@ func synthesize(d demoTrack) []int16 {
 	return out
 }
 
-// addVoice mixes one note: a sine with two soft harmonics under an
-// attack/decay envelope; pads sustain, plucks decay exponentially.
-func addVoice(left, right []float64, start, length int, freq, level, attack, pan float64, pad bool) {
+// addVoice mixes one note (or a chord of notes with one envelope): sines
+// with two soft harmonics under an attack/decay envelope; pads sustain,
+// plucks decay exponentially. Oscillators run by rotation (no sin per
+// sample) so a demo renders quickly.
+func addVoice(left, right []float64, start, length int, freqs []float64, level, attack, pan float64, pad bool) {
 	att := int(attack * demoRate)
-	w := 2 * math.Pi * freq / demoRate
 	lg, rg := level*math.Cos(pan*math.Pi/2), level*math.Sin(pan*math.Pi/2)
-	for i := 0; i < length && start+i < len(left); i++ {
-		var env float64
+	n := min(length, len(left)-start)
+	if n <= 0 {
+		return
+	}
+	// Oscillator state lives in fixed arrays on the stack: this loop runs
+	// for every sample of every voice.
+	const maxOsc = 12
+	var c, sn, cw, sw, wt [maxOsc]float64
+	nosc := 0
+	for _, f := range freqs {
+		for h, g := range [3]float64{1, 0.3, 0.12} {
+			if nosc == maxOsc {
+				break
+			}
+			w := 2 * math.Pi * f * float64(h+1) / demoRate
+			c[nosc], sn[nosc], cw[nosc], sw[nosc], wt[nosc] = 1, 0, math.Cos(w), math.Sin(w), g
+			nosc++
+		}
+	}
+	decay := math.Exp(-3.2 / demoRate)
+	env, pluckEnv := 0.0, 1.0
+	l, r := left[start:start+n], right[start:start+n]
+	for i := range l {
 		switch {
 		case i < att:
 			env = float64(i) / float64(att)
@@ -148,13 +170,17 @@ func addVoice(left, right []float64, start, length int, freq, level, attack, pan
 				env *= float64(rel) / float64(demoRate/2)
 			}
 		default:
-			env = math.Exp(-3.2 * float64(i-att) / demoRate)
+			env = pluckEnv
+			pluckEnv *= decay
 		}
-		ph := w * float64(i)
-		v := math.Sin(ph) + 0.3*math.Sin(2*ph) + 0.12*math.Sin(3*ph)
+		v := 0.0
+		for k := 0; k < nosc; k++ {
+			v += wt[k] * sn[k]
+			c[k], sn[k] = c[k]*cw[k]-sn[k]*sw[k], sn[k]*cw[k]+c[k]*sw[k]
+		}
 		v *= env
-		left[start+i] += v * lg
-		right[start+i] += v * rg
+		l[i] += v * lg
+		r[i] += v * rg
 	}
 }
 

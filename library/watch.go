@@ -104,9 +104,10 @@ type Watcher struct {
 
 	// Owned by the loop goroutine.
 	ctx      context.Context
-	watched  map[string]bool
-	pending  map[string]bool // paths to look at in the next flush
-	covers   map[string]bool // folders whose cover file changed
+	watched  map[string]string // watched folder -> its symlink-free path
+	realDirs map[string]string // symlink-free path -> the folder watched for it
+	pending  map[string]bool   // paths to look at in the next flush
+	covers   map[string]bool   // folders whose cover file changed
 	deb      debounce
 	timer    Timer
 	overflow bool
@@ -151,18 +152,19 @@ func Watch(ctx context.Context, idx Index, roots []string, opts WatchOptions) (*
 		return nil, fmt.Errorf("library: starting file watcher: %w", err)
 	}
 	w := &Watcher{
-		idx:     idx,
-		opts:    opts,
-		fsys:    fsys,
-		fsw:     fsw,
-		events:  make(chan Event, 256),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-		ctx:     ctx,
-		watched: make(map[string]bool),
-		pending: make(map[string]bool),
-		covers:  make(map[string]bool),
-		deb:     debounce{quiet: opts.Debounce, maxDelay: opts.MaxDelay},
+		idx:      idx,
+		opts:     opts,
+		fsys:     fsys,
+		fsw:      fsw,
+		events:   make(chan Event, 256),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		ctx:      ctx,
+		watched:  make(map[string]string),
+		realDirs: make(map[string]string),
+		pending:  make(map[string]bool),
+		covers:   make(map[string]bool),
+		deb:      debounce{quiet: opts.Debounce, maxDelay: opts.MaxDelay},
 	}
 	for _, r := range roots {
 		abs, err := filepath.Abs(r)
@@ -272,18 +274,21 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	}
 	p := filepath.Clean(ev.Name)
 	w.deb.touch(w.opts.Clock.Now())
-	if (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) && w.watched[p] {
+	if _, ok := w.watched[p]; ok && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
 		// A folder moved or deleted: its watches (and those below it) now
 		// report stale paths or nothing; drop them. A folder that moved
 		// inside the tree comes back as a Create of its new path.
-		for d := range w.watched {
+		for d, real := range w.watched {
 			if within(d, p) {
 				_ = w.fsw.Remove(d)
 				delete(w.watched, d)
+				if w.realDirs[real] == d {
+					delete(w.realDirs, real)
+				}
 			}
 		}
 	}
-	if ev.Has(fsnotify.Create) && !w.watched[p] {
+	if _, ok := w.watched[p]; ev.Has(fsnotify.Create) && !ok {
 		// Watch a new folder at once, before files appear in it.
 		if info, err := w.fsys.Stat(p); err == nil && info.IsDir() {
 			for _, e := range w.addTree(p, w.pending) {
@@ -331,12 +336,16 @@ func (w *Watcher) addTree(dir string, mark map[string]bool) []Event {
 			return // a symlink loop or a second path to the same folder
 		}
 		seen[real] = true
-		if !w.watched[d] {
+		if other, ok := w.realDirs[real]; ok && other != d {
+			return // already watched under another path (a link to it)
+		}
+		if _, ok := w.watched[d]; !ok {
 			if err := w.fsw.Add(d); err != nil {
 				fail(d, fmt.Errorf("library: watching folder: %w", err))
 				return
 			}
-			w.watched[d] = true
+			w.watched[d] = real
+			w.realDirs[real] = d
 		}
 		entries, err := w.fsys.ReadDir(d)
 		if err != nil {
