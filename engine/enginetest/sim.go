@@ -51,6 +51,9 @@ func (v *Violation) Error() string {
 
 const (
 	tickInterval = 250 * time.Millisecond // liveness-phase round length
+	// maxGossipRounds bounds how many liveness rounds the devices may
+	// disagree after the last claim change (once old messages drained).
+	maxGossipRounds = 3
 	maxSenders   = engine.MaxSendersPerTerm
 )
 
@@ -109,6 +112,7 @@ type device struct {
 
 	// invariant state
 	lastClaim  engine.Claim // within this life
+	lastPub    engine.Claim // last claim checked by published
 	pubHB      uint64
 	pubHBLife  int
 	sentSeq    uint64
@@ -321,9 +325,10 @@ func (s *sim) persist(d *device, cp engine.Checkpoint) {
 // published records a claim that left the device, checking that it was
 // persisted first and that claims are immutable.
 func (s *sim) published(d *device, c engine.Claim) {
-	if c.IsZero() {
+	if c.IsZero() || c == d.lastPub {
 		return
 	}
+	d.lastPub = c
 	if c.Compare(d.persisted.Claim) > 0 {
 		s.fail("%s: published claim %v before persisting it (persisted %v)", d.id, c, d.persisted.Claim)
 	}
@@ -387,8 +392,8 @@ func (s *sim) send(m msg) {
 
 // deliver hands every message due by now to its (live, reachable) receiver.
 func (s *sim) deliver() {
-	for s.err == nil && s.queue.len() > 0 && s.queue.peek().at <= s.now {
-		m := s.queue.pop()
+	for s.err == nil && s.queue.len() > 0 && s.queue.peekAt() <= s.now {
+		m := *s.queue.pop() // copy: drive may push into the slab
 		to := s.devs[m.to]
 		if to.eng == nil || s.partition[m.from] != s.partition[m.to] {
 			continue
@@ -622,6 +627,8 @@ func (s *sim) livenessPhase() {
 	agreedAt := time.Duration(-1)
 	var agreedClaim engine.Claim
 	stable := 0
+	prev := make([]engine.Claim, len(s.devs))
+	lastChange := s.now
 	for round := 1; s.err == nil; round++ {
 		s.now += tickInterval
 		for _, d := range s.live() {
@@ -635,7 +642,17 @@ func (s *sim) livenessPhase() {
 		if s.err != nil {
 			return
 		}
+		for i, d := range s.devs {
+			if d.eng != nil && d.eng.Claim() != prev[i] {
+				prev[i] = d.eng.Claim()
+				lastChange = s.now
+			}
+		}
 		c, agree := s.agreement()
+		if !agree && s.now-lastChange > inflight+maxGossipRounds*tickInterval {
+			s.fail("live devices disagree %d gossip rounds after the last claim change\n%s", maxGossipRounds, s.describe())
+			return
+		}
 		if !agree {
 			agreedAt = -1
 			stable = 0
@@ -733,11 +750,24 @@ func (s *sim) describe() string {
 	return b.String()
 }
 
-// msgHeap orders messages by delivery time, then send order.
-type msgHeap struct{ a []msg }
+// msgHeap orders messages by delivery time, then send order. The heap holds
+// small pointer-free entries; messages live in a slab with a free list.
+type msgHeap struct {
+	a    []heapEntry
+	slab []msg
+	free []int32
+}
 
-func (h *msgHeap) len() int   { return len(h.a) }
-func (h *msgHeap) peek() *msg { return &h.a[0] }
+type heapEntry struct {
+	at    time.Duration
+	order uint64
+	slot  int32
+}
+
+func (h *msgHeap) len() int { return len(h.a) }
+
+// peekAt returns the delivery time of the next message.
+func (h *msgHeap) peekAt() time.Duration { return h.a[0].at }
 
 func (h *msgHeap) less(i, j int) bool {
 	if h.a[i].at != h.a[j].at {
@@ -747,7 +777,16 @@ func (h *msgHeap) less(i, j int) bool {
 }
 
 func (h *msgHeap) push(m msg) {
-	h.a = append(h.a, m)
+	var slot int32
+	if n := len(h.free); n > 0 {
+		slot = h.free[n-1]
+		h.free = h.free[:n-1]
+		h.slab[slot] = m
+	} else {
+		slot = int32(len(h.slab))
+		h.slab = append(h.slab, m)
+	}
+	h.a = append(h.a, heapEntry{at: m.at, order: m.order, slot: slot})
 	i := len(h.a) - 1
 	for i > 0 {
 		p := (i - 1) / 2
@@ -759,7 +798,8 @@ func (h *msgHeap) push(m msg) {
 	}
 }
 
-func (h *msgHeap) pop() msg {
+// pop removes the next message; the pointer is valid until the next push.
+func (h *msgHeap) pop() *msg {
 	top := h.a[0]
 	last := len(h.a) - 1
 	h.a[0] = h.a[last]
@@ -779,5 +819,6 @@ func (h *msgHeap) pop() msg {
 		h.a[i], h.a[m] = h.a[m], h.a[i]
 		i = m
 	}
-	return top
+	h.free = append(h.free, top.slot)
+	return &h.slab[top.slot]
 }

@@ -63,7 +63,7 @@ func TestSim(t *testing.T) {
 	)
 	next.Store(*flagBase)
 	last := *flagBase + uint64(n)
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	for range runtime.GOMAXPROCS(0) {
 		wg.Add(1)
 		go func() {
@@ -83,14 +83,17 @@ func TestSim(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	el := time.Since(start)
-	t.Logf("%d seeds, %d device events in %s: %.0f events/s", n, events.Load(), el.Round(time.Millisecond), float64(events.Load())/el.Seconds())
+	el, cpu := time.Since(start), cpuTime()-cpu0
+	t.Logf("%d seeds, %d device events in %s (%s CPU): %.0f events/s wall, %.0f events per CPU-second",
+		n, events.Load(), el.Round(time.Millisecond), cpu.Round(time.Millisecond),
+		float64(events.Load())/el.Seconds(), float64(events.Load())/cpu.Seconds())
 }
 
 // BenchmarkSim measures simulator throughput: one op is one seed of 5
 // devices x 2000 events.
 func BenchmarkSim(b *testing.B) {
 	var events int64
+	cpu0 := cpuTime()
 	for i := 0; b.Loop(); i++ {
 		res, err := Run(uint64(i+1), Options{Devices: 5, EventsPerDevice: 2000})
 		if err != nil {
@@ -98,5 +101,8 @@ func BenchmarkSim(b *testing.B) {
 		}
 		events += int64(res.Events)
 	}
+	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)/cpu.Seconds(), "events/cpu-s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/seed")
 }
