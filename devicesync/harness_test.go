@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -163,7 +164,7 @@ func (tn *testNode) waitUntil(what string, cond func() bool) {
 }
 
 // waitEvent waits for the first recorded event matching match, removes it
-// and everything before it, and returns it.
+// from the record, and returns it.
 func waitEvent[E Event](tn *testNode, match func(E) bool) E {
 	tn.t.Helper()
 	var got E
@@ -173,7 +174,7 @@ func waitEvent[E Event](tn *testNode, match func(E) bool) E {
 		for i, e := range tn.events {
 			if v, ok := e.(E); ok && (match == nil || match(v)) {
 				got = v
-				tn.events = tn.events[i+1:]
+				tn.events = slices.Delete(tn.events, i, i+1)
 				return true
 			}
 		}
@@ -358,3 +359,5 @@ func mkOp(origin engine.DeviceID, seq uint64, hlc int64, kind string, body any) 
 	}
 	return Op{ID: OpID(origin, seq), Origin: origin, Seq: seq, HLCms: hlc, Kind: kind, Body: b}
 }
+
+func fakeNow() time.Time { return newFakeClock().Now() }

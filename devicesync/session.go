@@ -35,9 +35,11 @@ type session struct {
 	dialed bool
 	rank   []byte // dedupe order, identical on both ends
 
-	out       chan []byte
-	done      chan struct{}
-	closeOnce sync.Once
+	out        chan []byte
+	done       chan struct{}
+	closeOnce  sync.Once
+	finishing  chan struct{}
+	finishOnce sync.Once
 
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
@@ -50,7 +52,7 @@ func newSession(n *Node, conn *tls.Conn, key ed25519.PublicKey, dialed bool) *se
 	rank, _ := st.ExportKeyingMaterial("EXPORTER-furudesk-connection-rank", nil, 16)
 	return &session{
 		n: n, conn: conn, key: key, peer: DeviceIDFromPublicKey(key), dialed: dialed, rank: rank,
-		out: make(chan []byte, sendQueueLen), done: make(chan struct{}),
+		out: make(chan []byte, sendQueueLen), done: make(chan struct{}), finishing: make(chan struct{}),
 	}
 }
 
@@ -74,21 +76,56 @@ func (s *session) close() {
 	})
 }
 
-// writeLoop writes queued lines until the session closes.
+// finishTimeout bounds how long a closing session may flush its queue.
+const finishTimeout = 2 * time.Second
+
+// finish writes what is queued (a final answer, say), then closes.
+func (s *session) finish() {
+	s.finishOnce.Do(func() { close(s.finishing) })
+	t := time.NewTimer(finishTimeout)
+	defer t.Stop()
+	select {
+	case <-s.done:
+	case <-t.C:
+		s.close()
+	}
+}
+
+// writeLoop writes queued lines until the session closes, or until the
+// queue is empty once finish was called.
 func (s *session) writeLoop() {
 	for {
 		select {
 		case <-s.done:
 			return
 		case line := <-s.out:
-			_ = s.conn.SetWriteDeadline(time.Now().Add(s.n.limits.PeerTimeout))
-			if _, err := s.conn.Write(line); err != nil {
-				s.n.log.Debug("devicesync: write failed", "peer", string(s.peer), "err", err)
-				s.close()
+			if !s.write(line) {
 				return
+			}
+		case <-s.finishing:
+			for {
+				select {
+				case line := <-s.out:
+					if !s.write(line) {
+						return
+					}
+				default:
+					s.close()
+					return
+				}
 			}
 		}
 	}
+}
+
+func (s *session) write(line []byte) bool {
+	_ = s.conn.SetWriteDeadline(time.Now().Add(min(s.n.limits.PeerTimeout, finishTimeout*5)))
+	if _, err := s.conn.Write(line); err != nil {
+		s.n.log.Debug("devicesync: write failed", "peer", string(s.peer), "err", err)
+		s.close()
+		return false
+	}
+	return true
 }
 
 // outranks reports whether s should be kept over o, another connection to
@@ -317,7 +354,7 @@ func (n *Node) serve(s *session) {
 		n.emit(evs...)
 		if reason != "" {
 			n.log.Info("devicesync: closing connection", "peer", string(s.peer), "reason", reason)
-			s.close()
+			s.finish()
 			return
 		}
 	}
