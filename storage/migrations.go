@@ -1,0 +1,225 @@
+package storage
+
+import (
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// migration is one schema step. Versions are the 1-based index in
+// migrations; a released migration is never edited, only followed by a new
+// one.
+type migration struct {
+	name string
+	up   string
+}
+
+// migrations is the ordered schema history; SchemaVersion is its length.
+var migrations = []migration{
+	{name: "core: identity, settings, checkpoints, queue", up: `
+CREATE TABLE identity (
+	id            INTEGER PRIMARY KEY CHECK (id = 1),
+	private_key   BLOB    NOT NULL,
+	device_id     TEXT    NOT NULL,
+	group_id      TEXT    NOT NULL,
+	device_name   TEXT    NOT NULL,
+	created_at_ms INTEGER NOT NULL
+);
+CREATE TABLE settings (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE library_folders (
+	path     TEXT PRIMARY KEY,
+	position INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE checkpoints (
+	group_id           TEXT PRIMARY KEY,
+	device_id          TEXT    NOT NULL,
+	claim_counter      INTEGER NOT NULL,
+	claim_issuer       TEXT    NOT NULL,
+	claim_owner        TEXT    NOT NULL,
+	heartbeat_reserved INTEGER NOT NULL,
+	command_reserved   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE transport (
+	id          INTEGER PRIMARY KEY CHECK (id = 1),
+	idx         INTEGER NOT NULL,
+	position_ms INTEGER NOT NULL,
+	playing     INTEGER NOT NULL,
+	volume      INTEGER NOT NULL CHECK (volume BETWEEN 0 AND 100),
+	shuffle     INTEGER NOT NULL,
+	repeat      TEXT    NOT NULL CHECK (repeat IN ('off', 'all', 'one'))
+);
+CREATE TABLE queue_items (
+	position   INTEGER PRIMARY KEY,
+	content_id TEXT NOT NULL,
+	meta       TEXT NOT NULL
+);
+`},
+	{name: "library: tracks, artists, rejected files, scan state, search", up: `
+CREATE TABLE tracks (
+	id           INTEGER PRIMARY KEY,
+	path         TEXT    NOT NULL UNIQUE,
+	content_id   TEXT    NOT NULL,
+	size         INTEGER NOT NULL,
+	mtime_ns     INTEGER NOT NULL,
+	format       TEXT    NOT NULL,
+	title        TEXT    NOT NULL,
+	artists      TEXT    NOT NULL,
+	artists_text TEXT    NOT NULL,
+	album        TEXT    NOT NULL,
+	album_artist TEXT    NOT NULL,
+	sort_artist  TEXT    NOT NULL,
+	track_no     INTEGER NOT NULL,
+	disc_no      INTEGER NOT NULL,
+	year         INTEGER NOT NULL,
+	genre        TEXT    NOT NULL,
+	duration_ns  INTEGER NOT NULL,
+	cover        TEXT    NOT NULL
+);
+CREATE INDEX tracks_content_id ON tracks (content_id);
+CREATE INDEX tracks_order ON tracks (sort_artist COLLATE NOCASE, album COLLATE NOCASE, disc_no, track_no, title COLLATE NOCASE, path);
+CREATE TABLE track_artists (
+	track_id INTEGER NOT NULL REFERENCES tracks (id) ON DELETE CASCADE,
+	position INTEGER NOT NULL,
+	name     TEXT    NOT NULL,
+	PRIMARY KEY (track_id, position)
+) WITHOUT ROWID;
+CREATE INDEX track_artists_name ON track_artists (name COLLATE NOCASE);
+CREATE TABLE rejected_files (
+	path     TEXT PRIMARY KEY,
+	size     INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	reason   TEXT    NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE scan_state (
+	folder         TEXT PRIMARY KEY,
+	started_at_ms  INTEGER NOT NULL,
+	finished_at_ms INTEGER NOT NULL,
+	complete       INTEGER NOT NULL,
+	files          INTEGER NOT NULL,
+	error          TEXT    NOT NULL
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE tracks_fts USING fts5 (
+	title, artists, album,
+	content = '', contentless_delete = 1,
+	tokenize = 'unicode61 remove_diacritics 2',
+	prefix = '1 2 3'
+);
+CREATE TRIGGER tracks_fts_insert AFTER INSERT ON tracks BEGIN
+	INSERT INTO tracks_fts (rowid, title, artists, album)
+	VALUES (new.id, new.title, new.artists_text || ' ' || new.album_artist, new.album);
+END;
+CREATE TRIGGER tracks_fts_delete AFTER DELETE ON tracks BEGIN
+	DELETE FROM tracks_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER tracks_fts_update AFTER UPDATE OF title, artists_text, album_artist, album ON tracks BEGIN
+	DELETE FROM tracks_fts WHERE rowid = old.id;
+	INSERT INTO tracks_fts (rowid, title, artists, album)
+	VALUES (new.id, new.title, new.artists_text || ' ' || new.album_artist, new.album);
+END;
+`},
+	{name: "group: trusted devices, operation log, pairing", up: `
+CREATE TABLE devices (
+	device_id          TEXT PRIMARY KEY,
+	name               TEXT    NOT NULL,
+	public_key         BLOB    NOT NULL,
+	addresses          TEXT    NOT NULL,
+	trusted            INTEGER NOT NULL,
+	revoked            INTEGER NOT NULL,
+	revoked_cutoff_seq INTEGER NOT NULL,
+	updated_hlc_ms     INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE op_log (
+	id     TEXT PRIMARY KEY,
+	origin TEXT    NOT NULL,
+	seq    INTEGER NOT NULL,
+	hlc_ms INTEGER NOT NULL,
+	kind   TEXT    NOT NULL,
+	body   TEXT    NOT NULL,
+	UNIQUE (origin, seq)
+);
+CREATE INDEX op_log_kind_hlc ON op_log (kind, hlc_ms);
+CREATE TABLE pair_invites (
+	id            TEXT PRIMARY KEY,
+	secret_hash   BLOB    NOT NULL,
+	created_at_ms INTEGER NOT NULL,
+	expires_at_ms INTEGER NOT NULL,
+	used          INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE pair_requests (
+	device_id      TEXT PRIMARY KEY,
+	name           TEXT    NOT NULL,
+	public_key     BLOB    NOT NULL,
+	addresses      TEXT    NOT NULL,
+	group_id       TEXT    NOT NULL,
+	invite_id      TEXT    NOT NULL,
+	received_at_ms INTEGER NOT NULL
+) WITHOUT ROWID;
+`},
+}
+
+// SchemaVersion is the newest schema version this build knows.
+func SchemaVersion() int { return len(migrations) }
+
+// schemaVersion reads the highest applied migration; 0 for an empty
+// database. A database with tables but without schema_migrations is not
+// furudesk's and is an error.
+func schemaVersion(db *sql.DB) (int, error) {
+	var tables, hasMigrations int
+	err := db.QueryRow(`SELECT count(*), count(*) FILTER (WHERE name = 'schema_migrations') FROM sqlite_master WHERE type = 'table'`).Scan(&tables, &hasMigrations)
+	if err != nil {
+		return 0, err
+	}
+	if hasMigrations == 0 {
+		if tables > 0 {
+			return 0, fmt.Errorf("not a furudesk database: %d tables but no schema_migrations", tables)
+		}
+		return 0, nil
+	}
+	var v sql.NullInt64
+	if err := db.QueryRow(`SELECT max(version) FROM schema_migrations`).Scan(&v); err != nil {
+		return 0, err
+	}
+	return int(v.Int64), nil
+}
+
+// migrate applies migrations up to version target, each in its own
+// transaction together with its schema_migrations row.
+func migrate(db *sql.DB, target int) error {
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+	version       INTEGER PRIMARY KEY,
+	name          TEXT    NOT NULL,
+	applied_at_ms INTEGER NOT NULL
+)`); err != nil {
+		return err
+	}
+	current, err := schemaVersion(db)
+	if err != nil {
+		return err
+	}
+	if current > len(migrations) {
+		return fmt.Errorf("%w: schema version %d, known up to %d", ErrTooNew, current, len(migrations))
+	}
+	for v := current + 1; v <= target; v++ {
+		m := migrations[v-1]
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(m.up); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %d (%s): %w", v, m.name, err)
+		}
+		if _, err := tx.Exec(`INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)`,
+			v, m.name, time.Now().UnixMilli()); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("migration %d (%s): %w", v, m.name, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("migration %d (%s): %w", v, m.name, err)
+		}
+	}
+	return nil
+}

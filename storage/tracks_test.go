@@ -1,0 +1,218 @@
+package storage
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/library"
+)
+
+var (
+	testArtists = []string{"Beyoncé", "Sigur Rós", "Björk", "Mötley Crüe", "Daft Punk", "Zoë Keating", "AC/DC", "Ólafur Arnalds", "The Beatles", "Café Tacvba"}
+	testWords   = []string{"Love", "Night", "Crazy", "Hoppípolla", "Jóga", "Étude", "Summer", "Rain", "Ça plane", "Ärger", "Dream", "River"}
+)
+
+// manyTracks returns n distinct, deterministic tracks.
+func manyTracks(n int) []library.Track {
+	out := make([]library.Track, n)
+	for i := range out {
+		a := testArtists[i%len(testArtists)]
+		album := fmt.Sprintf("%s %d", testWords[(i/12)%len(testWords)], i/120)
+		out[i] = library.Track{
+			ContentID:   fmt.Sprintf("b3:%064x", i),
+			Path:        fmt.Sprintf("/music/%s/%s/%05d.flac", a, album, i),
+			Size:        int64(1000 + i),
+			ModTime:     time.Unix(1700000000, int64(i)*1000),
+			Format:      "flac",
+			Title:       fmt.Sprintf("%s %s %d", testWords[i%len(testWords)], testWords[(i/7)%len(testWords)], i),
+			Artists:     []string{a},
+			Album:       album,
+			AlbumArtist: a,
+			TrackNo:     i%12 + 1,
+			DiscNo:      1,
+			Year:        1990 + i%30,
+			Genre:       "Test",
+			Duration:    time.Duration(180+i%60) * time.Second,
+		}
+	}
+	return out
+}
+
+func TestTracksRoundTripAndUpsert(t *testing.T) {
+	s, _ := openTemp(t)
+	tracks := manyTracks(40)
+	tracks[3].Artists = []string{"Björk", "Sigur Rós"}
+	tracks[4].Cover = "embedded"
+	tracks[3].Title = "Originaltitel"
+	tracks[0].Title = "Zeitgeist"
+	if err := s.PutTracks(tracks); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.TrackByPath(tracks[3].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.ModTime.Equal(tracks[3].ModTime) {
+		t.Fatalf("mtime %v, want %v", got.ModTime, tracks[3].ModTime)
+	}
+	got.ModTime = tracks[3].ModTime
+	if !reflect.DeepEqual(got, tracks[3]) {
+		t.Fatalf("round trip:\n got %+v\nwant %+v", got, tracks[3])
+	}
+
+	// Upsert by path: a retagged file keeps one row and new values.
+	re := tracks[3]
+	re.Title = "Retagged"
+	re.Size = 7
+	if err := s.PutTracks([]library.Track{re}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.TrackCount(); n != 40 {
+		t.Fatalf("%d tracks after upsert, want 40", n)
+	}
+	if res, _ := s.Search("retagged", 10); len(res) != 1 || res[0].Path != re.Path {
+		t.Fatalf("search after retag = %v", res)
+	}
+	if res, _ := s.Search("originaltitel", 10); len(res) != 0 {
+		t.Fatalf("old title still found: %v", res)
+	}
+
+	byID, err := s.TrackByContentID(tracks[5].ContentID)
+	if err != nil || byID.Path != tracks[5].Path {
+		t.Fatalf("TrackByContentID = %v, %v", byID.Path, err)
+	}
+	if _, err := s.TrackByContentID("b3:none"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown content id: %v", err)
+	}
+
+	all, err := s.Tracks()
+	if err != nil || len(all) != 40 {
+		t.Fatalf("Tracks: %d, %v", len(all), err)
+	}
+	for i := 1; i < len(all); i++ {
+		a, b := all[i-1], all[i]
+		if sortArtist(a) > sortArtist(b) || sortArtist(a) == sortArtist(b) && a.Album == b.Album && a.TrackNo > b.TrackNo {
+			t.Fatalf("not sorted at %d: %s/%s/%d then %s/%s/%d", i, sortArtist(a), a.Album, a.TrackNo, sortArtist(b), b.Album, b.TrackNo)
+		}
+	}
+
+	albums, err := s.Albums()
+	if err != nil || len(albums) == 0 {
+		t.Fatalf("Albums: %v %v", albums, err)
+	}
+	total := 0
+	for _, a := range albums {
+		total += a.Tracks
+	}
+	if total != 40 {
+		t.Fatalf("albums hold %d tracks, want 40", total)
+	}
+	artists, err := s.Artists()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, a := range artists {
+		if a.Name == "Sigur Rós" {
+			found = a.Tracks == 5 // 4 own + the featured one
+		}
+	}
+	if !found {
+		t.Fatalf("Sigur Rós should have 5 tracks: %+v", artists)
+	}
+}
+
+func TestMoveDeleteAndStamps(t *testing.T) {
+	s, _ := openTemp(t)
+	tracks := manyTracks(5)
+	tracks[0].Title = "Zeitgeist"
+	tracks[2].Title = "Unvergessen"
+	if err := s.PutTracks(tracks); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MoveTrack(tracks[0].Path, "/music/renamed.flac"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TrackByPath(tracks[0].Path); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("old path still there: %v", err)
+	}
+	moved, err := s.TrackByPath("/music/renamed.flac")
+	if err != nil || moved.ContentID != tracks[0].ContentID {
+		t.Fatalf("moved track: %+v %v", moved, err)
+	}
+	if res, _ := s.Search("zeitgeist", 5); len(res) != 1 || res[0].Path != "/music/renamed.flac" {
+		t.Fatalf("search after move: %+v", res)
+	}
+	// Moving onto an existing track replaces it.
+	if err := s.MoveTrack("/music/renamed.flac", tracks[1].Path); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.TrackCount(); n != 4 {
+		t.Fatalf("%d tracks, want 4", n)
+	}
+	if err := s.MoveTrack("/nope", "/x"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("move of unknown path: %v", err)
+	}
+
+	rej := RejectedFile{Path: "/music/cover.txt", Size: 3, ModTime: time.Unix(5, 0), Reason: "not audio"}
+	if err := s.PutRejectedFiles([]RejectedFile{rej}); err != nil {
+		t.Fatal(err)
+	}
+	stamps, err := s.FileStamps()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stamps) != 5 || !stamps[rej.Path].Same(3, time.Unix(5, 0)) || !stamps[tracks[2].Path].Same(tracks[2].Size, tracks[2].ModTime) {
+		t.Fatalf("stamps: %v", stamps)
+	}
+	if err := s.DeleteTracks([]string{tracks[2].Path, rej.Path, "/unknown"}); err != nil {
+		t.Fatal(err)
+	}
+	if stamps, _ := s.FileStamps(); len(stamps) != 3 {
+		t.Fatalf("after delete: %v", stamps)
+	}
+	if res, _ := s.Search("unvergessen", 5); len(res) != 0 {
+		t.Fatalf("deleted track still found")
+	}
+	n, err := s.DeleteTracksUnder("/music")
+	if err != nil || n != 3 {
+		t.Fatalf("DeleteTracksUnder = %d, %v", n, err)
+	}
+}
+
+func TestScanState(t *testing.T) {
+	s, _ := openTemp(t)
+	st := ScanState{Folder: "/music", StartedAt: time.UnixMilli(1000), Files: 3}
+	if err := s.SetScanState(st); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ScanStates()
+	if err != nil || len(got) != 1 || got[0].Complete || !got[0].FinishedAt.IsZero() || got[0].Files != 3 {
+		t.Fatalf("running scan: %+v %v", got, err)
+	}
+	st.FinishedAt, st.Complete = time.UnixMilli(2000), true
+	if err := s.SetScanState(st); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.ScanStates()
+	if !got[0].Complete || !got[0].FinishedAt.Equal(time.UnixMilli(2000)) {
+		t.Fatalf("finished scan: %+v", got)
+	}
+}
+
+func TestTrackLimits(t *testing.T) {
+	s, _ := openTemp(t)
+	bad := manyTracks(1)[0]
+	bad.Path = ""
+	if err := s.PutTracks([]library.Track{bad}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("empty path: %v", err)
+	}
+	bad = manyTracks(1)[0]
+	bad.Title = string(make([]byte, MaxTagBytes+1))
+	if err := s.PutTracks([]library.Track{bad}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("huge title: %v", err)
+	}
+}
