@@ -134,7 +134,6 @@ func newEngine(device DeviceID, group string, cfg Config, clock Clock) (*Engine,
 		clock:     clock,
 		start:     now,
 		peerHB:    make(map[DeviceID]uint64),
-		senders:   make(map[DeviceID]uint64, MaxSendersPerTerm),
 		gossipSeq: 1, // announce ourselves once at start
 	}
 	e.lastGossipAt = now
@@ -182,8 +181,7 @@ func (e *Engine) Clone() *Engine {
 	c := *e
 	c.peerHB = maps.Clone(e.peerHB)
 	c.peerOrder = slices.Clone(e.peerOrder)
-	c.senders = make(map[DeviceID]uint64, MaxSendersPerTerm)
-	maps.Copy(c.senders, e.senders)
+	c.senders = maps.Clone(e.senders)
 	return &c
 }
 
@@ -526,6 +524,9 @@ func (e *Engine) receive(from DeviceID, s CommandStamp, handoff bool) Verdict {
 	if e.term != e.claim {
 		clear(e.senders)
 		e.term = e.claim
+	}
+	if e.senders == nil {
+		e.senders = make(map[DeviceID]uint64)
 	}
 	last, ok := e.senders[from]
 	switch {

@@ -29,13 +29,14 @@ type Options struct {
 
 // Result summarises a successful run.
 type Result struct {
-	Devices      int
-	Events       int // device events fed to engines (both phases)
-	Messages     int // messages delivered
-	Crashes      int
-	ClaimsIssued int
-	Accepted     int // commands accepted by an owner
-	LiveRounds   int // gossip rounds the liveness phase needed
+	Devices         int
+	Events          int // device events fed to engines (both phases)
+	Messages        int // messages delivered
+	Crashes         int
+	PersistFailures int // checkpoint writes that failed and rolled back
+	ClaimsIssued    int
+	Accepted        int // commands accepted by an owner
+	LiveRounds      int // gossip rounds the liveness phase needed
 }
 
 // Violation is the error of a failed run: an invariant broke.
@@ -54,7 +55,7 @@ const (
 	// maxGossipRounds bounds how many liveness rounds the devices may
 	// disagree after the last claim change (once old messages drained).
 	maxGossipRounds = 3
-	maxSenders   = engine.MaxSendersPerTerm
+	maxSenders      = engine.MaxSendersPerTerm
 )
 
 type clock struct {
@@ -82,6 +83,11 @@ type msg struct {
 	fromLife int // sender incarnation, for diagnostics
 }
 
+type pending struct {
+	stamp engine.CommandStamp
+	from  engine.DeviceID // empty: a local control
+}
+
 type claimKey struct {
 	counter uint64
 	issuer  engine.DeviceID
@@ -100,6 +106,7 @@ type device struct {
 	gateway bool // reports through OutputReport
 	clock   *clock
 	eng     *engine.Engine
+	prev    *engine.Engine // clone before the current input, if taken
 	life    int
 
 	persisted    engine.Checkpoint
@@ -119,7 +126,8 @@ type device struct {
 	transfers  map[engine.Claim]bool
 	accepted   map[acceptKey]uint64 // this life
 	outbox     []msg
-	pendingCmd []engine.CommandStamp // accepted, effect not applied yet
+	pendingCmd []pending // accepted, effect not applied yet
+	prevSource uint64    // gateway source when prev was cloned
 }
 
 // sim is one run.
@@ -257,7 +265,7 @@ func (s *sim) crash(d *device) {
 	if s.tracing {
 		s.tracef("%s crash", d.id)
 	}
-	d.eng = nil
+	d.eng, d.prev = nil, nil
 	d.outbox = d.outbox[:0]
 	d.pendingCmd = d.pendingCmd[:0]
 	s.res.Crashes++
@@ -279,13 +287,28 @@ func (s *sim) drive(d *device) {
 		return
 	}
 	if !e.HasReady() && len(d.outbox) == 0 && len(d.pendingCmd) == 0 {
+		d.prev = nil
 		return
 	}
 	rd := e.Ready()
-	// 1. persist
+	// 1. persist; when it fails, restore the engine cloned before the input
+	// and execute or send nothing.
 	if rd.PersistCheckpoint {
+		if d.prev != nil && s.rng.IntN(4) == 0 {
+			if s.tracing {
+				s.tracef("%s persistence failed: back to %v", d.id, d.prev.Claim())
+			}
+			d.eng, d.prev = d.prev, nil
+			d.lastClaim = d.eng.Claim()
+			d.source = d.prevSource
+			d.outbox = d.outbox[:0]
+			d.pendingCmd = d.pendingCmd[:0]
+			s.res.PersistFailures++
+			return
+		}
 		s.persist(d, rd.Checkpoint)
 	}
+	d.prev = nil
 	// 2. publish
 	if rd.Gossip {
 		s.publishAnnouncement(d, rd.Announcement)
@@ -296,10 +319,19 @@ func (s *sim) drive(d *device) {
 	d.outbox = d.outbox[:0]
 	// 3. apply
 	d.lastRender = rd.MayRender
-	for _, st := range d.pendingCmd {
-		if e.Fence(st) && !e.MayRender() {
+	for _, p := range d.pendingCmd {
+		if e.Fence(p.stamp) && !e.MayRender() {
 			s.fail("%s: Fence true while not rendering", d.id)
 		}
+		if p.from == "" {
+			continue // our own control
+		}
+		k := acceptKey{p.stamp.Claim, p.from}
+		if last, ok := d.accepted[k]; ok && p.stamp.Sequence <= last {
+			s.fail("%s: accepted sequence %d from %s after %d in term %v", d.id, p.stamp.Sequence, p.from, last, p.stamp.Claim)
+		}
+		d.accepted[k] = p.stamp.Sequence
+		s.res.Accepted++
 	}
 	d.pendingCmd = d.pendingCmd[:0]
 	// 4. advance
@@ -432,13 +464,7 @@ func (s *sim) checkVerdict(d *device, from engine.DeviceID, m msg, v engine.Verd
 	if m.handoff && st.Claim.Issuer != from {
 		s.fail("%s: accepted handoff %v from non-issuer %s", d.id, st, from)
 	}
-	k := acceptKey{st.Claim, from}
-	if last, ok := d.accepted[k]; ok && st.Sequence <= last {
-		s.fail("%s: accepted sequence %d from %s after %d in term %v", d.id, st.Sequence, from, last, st.Claim)
-	}
-	d.accepted[k] = st.Sequence
-	s.res.Accepted++
-	d.pendingCmd = append(d.pendingCmd, st)
+	d.pendingCmd = append(d.pendingCmd, pending{st, from})
 }
 
 // checkDevice holds the per-step invariants of one live device.
@@ -537,6 +563,11 @@ func (s *sim) faultPhase() {
 			continue
 		}
 		s.res.Events++
+		d.prev = nil
+		if s.rng.IntN(32) == 0 {
+			d.prev = d.eng.Clone() // this transition's write may fail
+			d.prevSource = d.source
+		}
 		switch r := s.rng.IntN(100); {
 		case r < 35:
 			d.eng.Tick()
@@ -566,7 +597,7 @@ func (s *sim) faultPhase() {
 			}
 			owner := st.Claim.Owner
 			if owner == d.id {
-				d.pendingCmd = append(d.pendingCmd, st)
+				d.pendingCmd = append(d.pendingCmd, pending{stamp: st})
 				break
 			}
 			to := s.index(owner)
