@@ -151,6 +151,7 @@ type sim struct {
 	dupP      float64
 	maxDelay  time.Duration
 	partition []int
+	lastHeard []time.Duration // last delivery of an announcement per sender
 
 	issued map[claimKey]engine.DeviceID // published claims: owner per (counter, issuer)
 }
@@ -198,6 +199,7 @@ func (s *sim) fail(format string, args ...any) {
 
 func (s *sim) setup(n int) {
 	s.partition = make([]int, n)
+	s.lastHeard = make([]time.Duration, n)
 	s.faults = true
 	s.dropP = s.rng.Float64() * 0.3
 	s.dupP = s.rng.Float64() * 0.2
@@ -435,6 +437,7 @@ func (s *sim) deliver() {
 		from := s.devs[m.from].id
 		switch m.kind {
 		case kindAnnounce:
+			s.lastHeard[m.from] = s.now
 			err := to.eng.Announce(from, m.coord)
 			if err != nil {
 				s.fail("%s: Announce from %s: %v", to.id, from, err)
@@ -762,8 +765,12 @@ func (s *sim) converged(c engine.Claim, agree bool, agreedAt time.Duration) (boo
 	if bound < 0 {
 		return renders == 0, "nobody may take over a dead owner"
 	}
-	if s.now-agreedAt > bound {
-		s.fail("owner %s dead since agreement at %s; no failover within owner_timeout+tick (%s)\n%s", owner.id, agreedAt, bound, s.describe())
+	// Messages the owner sent before it died may still arrive (delayed or
+	// duplicated) and are fresh reports: count from the later of agreement
+	// and the last delivery of the owner's announcement.
+	since := max(agreedAt, s.lastHeard[owner.idx])
+	if s.now-since > bound {
+		s.fail("owner %s dead, last heard at %s, agreement at %s; no failover within owner_timeout+tick (%s)\n%s", owner.id, s.lastHeard[owner.idx], agreedAt, bound, s.describe())
 	}
 	return false, "waiting for failover"
 }
