@@ -35,6 +35,7 @@ var (
 	ErrClaim          = errors.New("engine: malformed claim")
 	ErrNoTerm         = errors.New("engine: no claim yet, nothing to stamp against")
 	ErrExhausted      = errors.New("engine: claim counter or sequence exhausted")
+	ErrClock          = errors.New("engine: nil clock")
 )
 
 // Engine is the playback coordination state machine of one device in one
@@ -124,7 +125,7 @@ func newEngine(device DeviceID, group string, cfg Config, clock Clock) (*Engine,
 		return nil, err
 	}
 	if clock == nil {
-		return nil, errors.New("engine: nil clock")
+		return nil, ErrClock
 	}
 	now := clock.Now()
 	e := &Engine{
