@@ -81,4 +81,5 @@ type Counters struct {
 	Refused     uint64 // handshakes or messages refused: unknown, revoked, not a member
 	Closed      uint64 // connections closed for malformed input or a limit
 	Dropped     uint64 // ops refused: revoked origin, over log limits
+	EventsLost  uint64 // events dropped because the app did not read Events
 }

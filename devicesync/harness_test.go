@@ -46,7 +46,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 // testNode is a started Node with a recorder of its events.
 type testNode struct {
 	*Node
-	t     *testing.T
+	t     testing.TB
+	sink  func(Event)
 	key   ed25519.PrivateKey
 	store *MemStore
 
@@ -83,7 +84,13 @@ func newKey(t testing.TB) ed25519.PrivateKey {
 
 // startNode starts a node on loopback with an in-memory store; it is closed
 // when the test ends.
-func startNode(t *testing.T, name string, opts ...nodeOpt) *testNode {
+func startNode(t testing.TB, name string, opts ...nodeOpt) *testNode {
+	return startNodeSink(t, name, nil, opts...)
+}
+
+// startNodeSink is startNode with events handed to sink instead of being
+// recorded, when sink is not nil.
+func startNodeSink(t testing.TB, name string, sink func(Event), opts ...nodeOpt) *testNode {
 	t.Helper()
 	cfg := Config{
 		Key:       newKey(t),
@@ -103,11 +110,16 @@ func startNode(t *testing.T, name string, opts ...nodeOpt) *testNode {
 	if err := n.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tn := &testNode{Node: n, t: t, key: cfg.Key, store: cfg.Store.(*MemStore)}
+	tn := &testNode{Node: n, t: t, key: cfg.Key, store: cfg.Store.(*MemStore), sink: sink}
 	tn.cond = sync.NewCond(&tn.mu)
 	go func() {
 		for e := range n.Events() {
 			tn.mu.Lock()
+			if f := tn.sink; f != nil {
+				tn.mu.Unlock()
+				f(e)
+				continue
+			}
 			tn.events = append(tn.events, e)
 			tn.cond.Broadcast()
 			tn.mu.Unlock()
@@ -214,7 +226,7 @@ func (tn *testNode) isMember(id engine.DeviceID) bool {
 }
 
 // pair makes joiner join inviter's group, the inviter's user accepting.
-func pair(t *testing.T, inviter, joiner *testNode) {
+func pair(t testing.TB, inviter, joiner *testNode) {
 	t.Helper()
 	code, _, err := inviter.CreateInvite()
 	if err != nil {
@@ -241,7 +253,7 @@ func pair(t *testing.T, inviter, joiner *testNode) {
 }
 
 // connected waits until a and b are directly connected both ways.
-func connected(t *testing.T, a, b *testNode) {
+func connected(t testing.TB, a, b *testNode) {
 	t.Helper()
 	a.waitUntil("online "+b.cfg.Name, func() bool { return a.isOnline(b.ID()) })
 	b.waitUntil("online "+a.cfg.Name, func() bool { return b.isOnline(a.ID()) })
@@ -263,14 +275,14 @@ func stamp(issuer engine.DeviceID, seq uint64) engine.CommandStamp {
 
 // rawPeer is a hand-driven TLS client, for attackers and malformed input.
 type rawPeer struct {
-	t    *testing.T
+	t    testing.TB
 	conn *tls.Conn
 	r    *bufio.Reader
 }
 
 // dialRaw connects to addr with key, presenting the ALPN, trusting any
 // server key.
-func dialRaw(t *testing.T, addr string, key ed25519.PrivateKey) (*rawPeer, error) {
+func dialRaw(t testing.TB, addr string, key ed25519.PrivateKey) (*rawPeer, error) {
 	t.Helper()
 	cert, err := selfCertificate(key, time.Now())
 	if err != nil {

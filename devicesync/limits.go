@@ -27,6 +27,10 @@ const (
 	// PairRetryWindow is how long a requester keeps asking.
 	PairRetryWindow = 5 * time.Minute
 
+	// maxInbound bounds inbound connections served at once; more are
+	// closed on accept.
+	maxInbound = 256
+
 	maxNameBytes   = 256
 	maxAddresses   = 16
 	maxDialTargets = 256

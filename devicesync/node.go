@@ -121,7 +121,8 @@ type Node struct {
 	evQueue []Event
 	evWake  chan struct{}
 
-	wake chan struct{} // dial manager: a target may have become dialable
+	wake    chan struct{} // dial manager: a target may have become dialable
+	inbound chan struct{} // one token per inbound connection being served
 
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
@@ -157,6 +158,7 @@ func New(cfg Config) (*Node, error) {
 		events:     make(chan Event, 64),
 		evWake:     make(chan struct{}, 1),
 		wake:       make(chan struct{}, 1),
+		inbound:    make(chan struct{}, maxInbound),
 		sessions:   map[engine.DeviceID]*session{},
 		restricted: map[*session]struct{}{},
 		pending:    map[string]*pendingReq{},
@@ -290,6 +292,7 @@ func (n *Node) Counters() Counters {
 		Refused:     n.c.refused.Load(),
 		Closed:      n.c.closed.Load(),
 		Dropped:     n.c.dropped.Load(),
+		EventsLost:  n.c.events.Load(),
 	}
 }
 
@@ -576,7 +579,6 @@ func (n *Node) emit(evs ...Event) {
 	for _, e := range evs {
 		if len(n.evQueue) >= maxQueuedEvents {
 			n.c.events.Add(1)
-			n.c.dropped.Add(1)
 			continue
 		}
 		n.evQueue = append(n.evQueue, e)

@@ -426,45 +426,58 @@ func (n *Node) pairAttempt(ctx context.Context, addr string, conf *tls.Config, i
 		if _, err := tc.Write(reqLine); err != nil {
 			return false, err
 		}
-	wait:
+		resp, err := n.awaitAnswer(ctx, t.C, lines, readErr)
+		if err != nil {
+			return false, err
+		}
+		if resp == nil {
+			continue // time to ask again
+		}
+		switch resp.Status {
+		case statusAccepted:
+			n.mu.Lock()
+			evs, err := n.joinGroupLocked(resp.Group, resp.Ops, inv.D)
+			if err == nil {
+				n.addPermanentTargetsLocked(inv.T.Addresses, inv.D)
+			}
+			n.mu.Unlock()
+			n.emit(evs...)
+			return true, err
+		case statusJoinRequester:
+			return true, n.welcomeInviter(tc, inv, *resp)
+		case statusDenied:
+			return true, ErrPairDenied
+		case statusExpired:
+			return true, ErrInviteExpired
+		case statusBusy:
+			return true, ErrPairBusy
+		default:
+			return true, ErrInviteInvalid
+		}
+	}
+}
+
+// awaitAnswer waits for a decided pair_response. It returns nil, nil when
+// retry fires first, so the caller repeats its request.
+func (n *Node) awaitAnswer(ctx context.Context, retry <-chan time.Time, lines <-chan []byte, readErr <-chan error) (*pairResponseMsg, error) {
+	for {
 		select {
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return nil, ctx.Err()
 		case err := <-readErr:
-			return false, err
-		case <-t.C:
-			continue
+			return nil, err
+		case <-retry:
+			return nil, nil
 		case line := <-lines:
 			m, err := decodeLine(line)
+			if errors.Is(err, errUnknownType) {
+				continue
+			}
 			if err != nil {
-				return false, err
+				return nil, err
 			}
-			resp, ok := m.(pairResponseMsg)
-			if !ok {
-				goto wait
-			}
-			switch resp.Status {
-			case statusPending:
-				goto wait
-			case statusAccepted:
-				n.mu.Lock()
-				evs, err := n.joinGroupLocked(resp.Group, resp.Ops, inv.D)
-				if err == nil {
-					n.addPermanentTargetsLocked(inv.T.Addresses, inv.D)
-				}
-				n.mu.Unlock()
-				n.emit(evs...)
-				return true, err
-			case statusJoinRequester:
-				return true, n.welcomeInviter(tc, inv, resp)
-			case statusDenied:
-				return true, ErrPairDenied
-			case statusExpired:
-				return true, ErrInviteExpired
-			case statusBusy:
-				return true, ErrPairBusy
-			default:
-				return true, ErrInviteInvalid
+			if resp, ok := m.(pairResponseMsg); ok && resp.Status != statusPending {
+				return &resp, nil
 			}
 		}
 	}

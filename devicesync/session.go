@@ -224,9 +224,18 @@ func (n *Node) acceptLoop() {
 			}
 			return
 		}
+		select {
+		case n.inbound <- struct{}{}:
+		default:
+			n.log.Warn("devicesync: closing connection", "remote", c.RemoteAddr().String(), "reason", fmt.Sprintf("more than %d inbound connections", maxInbound))
+			n.c.closed.Add(1)
+			_ = c.Close()
+			continue
+		}
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
+			defer func() { <-n.inbound }()
 			n.handshakeAndServe(tls.Server(c, conf), false)
 		}()
 	}
