@@ -33,14 +33,21 @@ type Store interface {
 }
 
 // MemStore is an in-memory Store for tests and for running without a disk.
-// It is safe for concurrent use. Fail, when set, is returned by every
-// write, to test persistence failures.
+// It is safe for concurrent use.
 type MemStore struct {
 	mu      sync.Mutex
 	group   string
 	ops     []Op
 	invites map[string]InviteRecord
-	Fail    error
+	fail    error
+}
+
+// SetFail makes every later write return err (nil: succeed again), to test
+// persistence failures.
+func (s *MemStore) SetFail(err error) {
+	s.mu.Lock()
+	s.fail = err
+	s.mu.Unlock()
 }
 
 // NewMemStore returns an empty MemStore.
@@ -59,8 +66,8 @@ func (s *MemStore) LoadGroup() (string, []Op, error) {
 func (s *MemStore) ResetGroup(group string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.Fail != nil {
-		return s.Fail
+	if s.fail != nil {
+		return s.fail
 	}
 	s.group, s.ops = group, nil
 	return nil
@@ -70,8 +77,8 @@ func (s *MemStore) ResetGroup(group string) error {
 func (s *MemStore) AppendOps(ops []Op) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.Fail != nil {
-		return s.Fail
+	if s.fail != nil {
+		return s.fail
 	}
 	s.ops = append(s.ops, ops...)
 	return nil
@@ -81,8 +88,8 @@ func (s *MemStore) AppendOps(ops []Op) error {
 func (s *MemStore) DeleteOps(ids []string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.Fail != nil {
-		return s.Fail
+	if s.fail != nil {
+		return s.fail
 	}
 	s.ops = slices.DeleteFunc(s.ops, func(o Op) bool { return slices.Contains(ids, o.ID) })
 	return nil
@@ -92,8 +99,8 @@ func (s *MemStore) DeleteOps(ids []string) error {
 func (s *MemStore) SaveInvite(rec InviteRecord) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.Fail != nil {
-		return s.Fail
+	if s.fail != nil {
+		return s.fail
 	}
 	s.invites[rec.ID] = rec
 	return nil

@@ -2,6 +2,7 @@ package devicesync
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 )
@@ -126,4 +127,27 @@ func TestCommandReachesTargetLaterButNotWhenStale(t *testing.T) {
 	if hasEvent(c3, func(e CommandReceived) bool { return true }) {
 		t.Fatal("a stale command was delivered")
 	}
+}
+
+// Ops are persisted before they are applied: while the store fails, a
+// received command is neither applied nor delivered; once it works again,
+// anti-entropy brings the command.
+func TestPersistFailureDefersOps(t *testing.T) {
+	a := startNode(t, "a", withSync(50*time.Millisecond))
+	b := startNode(t, "b", withSync(50*time.Millisecond))
+	pair(t, a, b)
+	before := b.vectorOf(a.ID())
+	b.store.SetFail(errors.New("disk full"))
+	if _, err := b.SendCommand(a.ID(), stamp(b.ID(), 1), false, json.RawMessage(`{}`)); err == nil {
+		t.Fatal("SendCommand succeeded although the store fails")
+	}
+	if _, err := a.SendCommand(b.ID(), stamp(a.ID(), 1), false, json.RawMessage(`{"n":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	b.waitUntil("b dropped the connection", func() bool { return !b.isOnline(a.ID()) })
+	if got := b.vectorOf(a.ID()); got != before || hasEvent(b, func(CommandReceived) bool { return true }) {
+		t.Fatalf("b applied ops it could not persist: vector %d → %d", before, got)
+	}
+	b.store.SetFail(nil)
+	waitEvent(b, func(c CommandReceived) bool { return c.From == a.ID() && string(c.Body) == `{"n":1}` })
 }
