@@ -52,7 +52,8 @@ type Index interface {
 // value is not usable: call NewMemIndex.
 type MemIndex struct {
 	mu     sync.RWMutex
-	tracks map[string]memEntry
+	tracks map[string]*memEntry
+	order  []*memEntry // catalog order, rebuilt lazily after a change
 }
 
 type memEntry struct {
@@ -90,7 +91,7 @@ func lessKeyed(a Track, ka sortKey, b Track, kb sortKey) bool {
 
 // NewMemIndex returns an empty MemIndex.
 func NewMemIndex() *MemIndex {
-	return &MemIndex{tracks: make(map[string]memEntry)}
+	return &MemIndex{tracks: make(map[string]*memEntry)}
 }
 
 var _ Index = (*MemIndex)(nil)
@@ -111,8 +112,9 @@ func (m *MemIndex) Put(tracks []Track) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, t := range tracks {
-		m.tracks[t.Path] = memEntry{track: t, search: SearchText(t), key: keyOf(t)}
+		m.tracks[t.Path] = &memEntry{track: t, search: SearchText(t), key: keyOf(t)}
 	}
+	m.order = nil
 	return nil
 }
 
@@ -123,6 +125,7 @@ func (m *MemIndex) Delete(paths []string) error {
 	for _, p := range paths {
 		delete(m.tracks, p)
 	}
+	m.order = nil
 	return nil
 }
 
@@ -135,8 +138,10 @@ func (m *MemIndex) Move(oldPath, newPath string) error {
 		return nil
 	}
 	delete(m.tracks, oldPath)
-	e.track.Path = newPath
-	m.tracks[newPath] = e
+	moved := *e
+	moved.track.Path = newPath
+	m.tracks[newPath] = &moved
+	m.order = nil
 	return nil
 }
 
@@ -152,62 +157,74 @@ func (m *MemIndex) Get(path string) (Track, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	e, ok := m.tracks[path]
-	return e.track, ok
+	if !ok {
+		return Track{}, false
+	}
+	return e.track, true
+}
+
+// sorted returns the entries in catalog order, rebuilding the cached order
+// after a change. The caller must not hold m.mu.
+func (m *MemIndex) sorted() []*memEntry {
+	m.mu.RLock()
+	order := m.order
+	m.mu.RUnlock()
+	if order != nil {
+		return order
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.order == nil {
+		order := make([]*memEntry, 0, len(m.tracks))
+		for _, e := range m.tracks {
+			order = append(order, e)
+		}
+		sort.Slice(order, func(i, j int) bool {
+			return lessKeyed(order[i].track, order[i].key, order[j].track, order[j].key)
+		})
+		m.order = order
+	}
+	return m.order
 }
 
 // Tracks returns every track in catalog order (see Less).
 func (m *MemIndex) Tracks() []Track {
-	m.mu.RLock()
-	es := make([]memEntry, 0, len(m.tracks))
-	for _, e := range m.tracks {
-		es = append(es, e)
-	}
-	m.mu.RUnlock()
-	sort.Slice(es, func(i, j int) bool { return lessKeyed(es[i].track, es[i].key, es[j].track, es[j].key) })
-	out := make([]Track, len(es))
-	for i, e := range es {
+	order := m.sorted()
+	out := make([]Track, len(order))
+	for i, e := range order {
 		out[i] = e.track
 	}
 	return out
 }
 
 // Search returns at most limit tracks matching query (see QueryTerms and
-// Matches), titles starting with the query first, then catalog order. An
-// empty query returns the first tracks in catalog order. limit <= 0 means no
-// limit.
+// Matches): tracks whose search text starts with the query first, then the
+// other matches, each group in catalog order. An empty query returns the
+// first tracks in catalog order. limit <= 0 means no limit. One pass over
+// the cached catalog order, no sorting per query.
 func (m *MemIndex) Search(query string, limit int) []Track {
 	terms := QueryTerms(query)
 	whole := strings.Join(terms, " ")
-	type hit struct {
-		t    Track
-		key  sortKey
-		rank int
+	order := m.sorted()
+	if limit <= 0 {
+		limit = len(order)
 	}
-	var hits []hit
-	m.mu.RLock()
-	for _, e := range m.tracks {
+	var first, rest []Track
+	for _, e := range order {
 		if !Matches(e.search, terms) {
 			continue
 		}
-		rank := 1
 		if whole != "" && strings.HasPrefix(e.search, whole) {
-			rank = 0
+			if len(first) < limit {
+				first = append(first, e.track)
+			}
+		} else if len(rest) < limit-len(first) {
+			rest = append(rest, e.track)
 		}
-		hits = append(hits, hit{e.track, e.key, rank})
 	}
-	m.mu.RUnlock()
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].rank != hits[j].rank {
-			return hits[i].rank < hits[j].rank
-		}
-		return lessKeyed(hits[i].t, hits[i].key, hits[j].t, hits[j].key)
-	})
-	if limit > 0 && len(hits) > limit {
-		hits = hits[:limit]
-	}
-	out := make([]Track, len(hits))
-	for i, h := range hits {
-		out[i] = h.t
+	out := append(first, rest...)
+	if len(out) > limit {
+		out = out[:limit]
 	}
 	return out
 }

@@ -68,7 +68,7 @@ type Event struct {
 // WatchOptions configures Watch. The zero value is usable.
 type WatchOptions struct {
 	// Debounce is how long a burst of file system events must be quiet
-	// before the watcher reads the files (default 200 ms): copying an album
+	// before the watcher reads the files (default 150 ms): copying an album
 	// is one update, not hundreds.
 	Debounce time.Duration
 	// MaxDelay bounds how long a never-ending burst delays an update
@@ -126,7 +126,7 @@ type recent struct {
 // Events until ctx is done or Close is called.
 func Watch(ctx context.Context, idx Index, roots []string, opts WatchOptions) (*Watcher, error) {
 	if opts.Debounce <= 0 {
-		opts.Debounce = 200 * time.Millisecond
+		opts.Debounce = 150 * time.Millisecond
 	}
 	if opts.MaxDelay <= 0 {
 		opts.MaxDelay = 2 * time.Second
