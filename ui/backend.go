@@ -1,0 +1,56 @@
+// Package ui is the furudesk window: library, queue, now playing, devices,
+// pairing and settings. It renders the app's Status and sends typed intents
+// to the app through Backend; it does no I/O of its own, and reaches widgets
+// from other goroutines only through fyne.Do.
+package ui
+
+import (
+	"time"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
+)
+
+// Backend is what the window needs from the app (*app.App satisfies it).
+// Every method is safe from any goroutine and may block for a bounded time,
+// so the window calls the intents off the UI goroutine; errors are
+// user-readable sentences shown where the action was taken.
+type Backend interface {
+	// Status returns the latest published status; Subscribe delivers newer
+	// ones on a latest-value channel until cancel is called.
+	Status() app.Status
+	Subscribe() (updates <-chan app.Status, cancel func())
+
+	PlayTracks(contentIDs []string, start int) error
+	Enqueue(contentIDs []string, next bool) error
+	JumpTo(index int) error
+	RemoveFromQueue(index int) error
+	ClearQueue() error
+	TogglePlay() error
+	Next() error
+	Prev() error
+	Seek(pos time.Duration) error
+	SetVolume(v int) error
+	SetShuffle(on bool) error
+	SetRepeat(mode string) error
+
+	Transfer(to engine.DeviceID) error
+	Invite() (app.Invite, error)
+	Pair(code string) error
+	Accept(requestID string, joinTheirs bool) error
+	Deny(requestID string) error
+	Revoke(device engine.DeviceID) error
+	SetDeviceName(name string) error
+
+	PlaybackConfig() engine.Config
+	SetPlaybackConfig(cfg engine.Config) error
+	SetPassive(on bool) error
+
+	Tracks() ([]library.Track, error)
+	Cover(contentID string) ([]byte, error)
+	AddFolder(path string) error
+	RemoveFolder(path string) error
+	Rescan() error
+	GenerateDemo() error
+}

@@ -1,0 +1,463 @@
+// Package fakebackend is an in-memory stand-in for *app.App that the ui
+// tests and the preview window drive: it records every intent and applies
+// the simple ones to its Status so a window behaves plausibly.
+package fakebackend
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
+)
+
+// ErrNoCover is returned by Cover for tracks without art.
+var ErrNoCover = errors.New("fakebackend: no cover")
+
+// Backend is the fake. Fields may be set before use; methods are safe from
+// any goroutine.
+type Backend struct {
+	mu     sync.Mutex
+	st     app.Status
+	tracks []library.Track
+	calls  []string
+	subs   []chan app.Status
+	// Fail, when set, makes the named intent (e.g. "Transfer") fail with it.
+	Fail map[string]error
+	// CoverCalls counts Cover calls.
+	CoverCalls int
+}
+
+// New returns a fake with one device ("Desk", this one, owner) and tracks.
+func New(tracks []library.Track) *Backend {
+	b := &Backend{tracks: tracks, Fail: map[string]error{}}
+	b.st = app.Status{
+		DeviceID: "dev-desk", DeviceName: "Desk", Owner: "dev-desk", OwnerName: "Desk",
+		Rendering: true, Config: engine.DefaultConfig(), Volume: 70, Repeat: "off",
+		Devices:        []app.DeviceStatus{{DeviceID: "dev-desk", Name: "Desk", Online: true, Owner: true, Self: true}},
+		LibraryVersion: 1,
+	}
+	return b
+}
+
+// Tracks makes n tracks over n/10 albums of n/50 artists, deterministic.
+func MakeTracks(n int) []library.Track {
+	words := []string{"Blue", "Night", "River", "Glass", "Echo", "Paper", "Summer", "Static", "Golden", "Quiet", "Northern", "Velvet"}
+	ts := make([]library.Track, n)
+	for i := range ts {
+		artist := fmt.Sprintf("%s %s", words[(i/50)%len(words)], []string{"Lights", "Harbor", "Avenue", "Collective", "Machines"}[(i/50/len(words))%5])
+		if i/50 >= len(words)*5 {
+			artist += fmt.Sprintf(" %d", i/50)
+		}
+		album := fmt.Sprintf("%s %s", words[(i/10+3)%len(words)], words[(i/10*7+1)%len(words)])
+		ts[i] = library.Track{
+			ContentID: fmt.Sprintf("b3:%064d", i),
+			Path:      fmt.Sprintf("/music/%d.flac", i),
+			Format:    "flac",
+			Title:     fmt.Sprintf("%s %s", words[(i*5+2)%len(words)], strings.ToLower(words[(i*3)%len(words)])),
+			Artists:   []string{artist},
+			Album:     fmt.Sprintf("%s (%d)", album, i/10),
+			TrackNo:   i%10 + 1,
+			Year:      1990 + (i/10)%30,
+			Duration:  time.Duration(150+(i*37)%180) * time.Second,
+		}
+		if (i/10)%3 != 2 {
+			ts[i].Cover = "embedded"
+		}
+	}
+	return ts
+}
+
+func (b *Backend) record(format string, args ...any) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := fmt.Sprintf(format, args...)
+	b.calls = append(b.calls, s)
+	name := s
+	if i := strings.IndexByte(s, '('); i >= 0 {
+		name = s[:i]
+	}
+	return b.Fail[name]
+}
+
+// Calls returns the intents received so far, like "Transfer(dev-x)".
+func (b *Backend) Calls() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.calls...)
+}
+
+// ResetCalls forgets the recorded intents.
+func (b *Backend) ResetCalls() {
+	b.mu.Lock()
+	b.calls = nil
+	b.mu.Unlock()
+}
+
+// SetStatus replaces the status and notifies subscribers.
+func (b *Backend) SetStatus(st app.Status) {
+	b.mu.Lock()
+	b.st = st
+	b.publishLocked()
+	b.mu.Unlock()
+}
+
+// Update changes the status under the lock and notifies subscribers.
+func (b *Backend) Update(f func(*app.Status)) {
+	b.mu.Lock()
+	f(&b.st)
+	b.publishLocked()
+	b.mu.Unlock()
+}
+
+func (b *Backend) publishLocked() {
+	for _, c := range b.subs {
+		select {
+		case <-c:
+		default:
+		}
+		c <- b.st
+	}
+}
+
+func (b *Backend) Status() app.Status {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.st
+}
+
+func (b *Backend) Subscribe() (<-chan app.Status, func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := make(chan app.Status, 1)
+	b.subs = append(b.subs, c)
+	return c, func() {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		for i, s := range b.subs {
+			if s == c {
+				b.subs = append(b.subs[:i], b.subs[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+func (b *Backend) item(id string) app.QueueItem {
+	for _, t := range b.tracks {
+		if t.ContentID == id {
+			return app.QueueItem{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()}
+		}
+	}
+	return app.QueueItem{ContentID: id, Title: id}
+}
+
+func (b *Backend) setIndexLocked(i int) {
+	if i < 0 || i >= len(b.st.Queue) {
+		b.st.Track = nil
+		b.st.Playing = false
+		return
+	}
+	b.st.Index = i
+	t := b.st.Queue[i]
+	b.st.Track = &t
+	b.st.PositionMS = 0
+}
+
+func (b *Backend) PlayTracks(ids []string, start int) error {
+	if err := b.record("PlayTracks(%d,%s,%d)", len(ids), first(ids), start); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) {
+		st.Queue = st.Queue[:0:0]
+		for _, id := range ids {
+			st.Queue = append(st.Queue, b.item(id))
+		}
+		st.QueueLen = len(st.Queue)
+		b.setIndexLocked(start)
+		st.Playing = st.Track != nil
+	})
+	return nil
+}
+
+func first(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return ids[0]
+}
+
+func (b *Backend) Enqueue(ids []string, next bool) error {
+	if err := b.record("Enqueue(%d,%s,%v)", len(ids), first(ids), next); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) {
+		var items []app.QueueItem
+		for _, id := range ids {
+			items = append(items, b.item(id))
+		}
+		at := len(st.Queue)
+		if next && st.Track != nil {
+			at = st.Index + 1
+		}
+		st.Queue = append(st.Queue[:at:at], append(items, st.Queue[at:]...)...)
+		st.QueueLen = len(st.Queue)
+		if st.Track == nil {
+			b.setIndexLocked(0)
+		}
+	})
+	return nil
+}
+
+func (b *Backend) JumpTo(i int) error {
+	if err := b.record("JumpTo(%d)", i); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { b.setIndexLocked(i); st.Playing = st.Track != nil })
+	return nil
+}
+
+func (b *Backend) RemoveFromQueue(i int) error {
+	if err := b.record("RemoveFromQueue(%d)", i); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) {
+		if i < 0 || i >= len(st.Queue) {
+			return
+		}
+		st.Queue = append(st.Queue[:i:i], st.Queue[i+1:]...)
+		st.QueueLen = len(st.Queue)
+		if i < st.Index {
+			st.Index--
+		}
+	})
+	return nil
+}
+
+func (b *Backend) ClearQueue() error {
+	if err := b.record("ClearQueue()"); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Queue, st.QueueLen, st.Track, st.Playing, st.Index = nil, 0, nil, false, 0 })
+	return nil
+}
+
+func (b *Backend) Pause() error { return b.record("Pause()") }
+
+func (b *Backend) Resume() error { return b.record("Resume()") }
+
+func (b *Backend) TogglePlay() error {
+	if err := b.record("TogglePlay()"); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Playing = !st.Playing && st.Track != nil })
+	return nil
+}
+
+func (b *Backend) Next() error {
+	if err := b.record("Next()"); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { b.setIndexLocked(st.Index + 1) })
+	return nil
+}
+
+func (b *Backend) Prev() error {
+	if err := b.record("Prev()"); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { b.setIndexLocked(max(0, st.Index-1)) })
+	return nil
+}
+
+func (b *Backend) Seek(pos time.Duration) error {
+	if err := b.record("Seek(%v)", pos); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.PositionMS = pos.Milliseconds() })
+	return nil
+}
+
+func (b *Backend) SetVolume(v int) error {
+	if err := b.record("SetVolume(%d)", v); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Volume = v })
+	return nil
+}
+
+func (b *Backend) SetShuffle(on bool) error {
+	if err := b.record("SetShuffle(%v)", on); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Shuffle = on })
+	return nil
+}
+
+func (b *Backend) SetRepeat(mode string) error {
+	if err := b.record("SetRepeat(%s)", mode); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Repeat = mode })
+	return nil
+}
+
+func (b *Backend) Transfer(to engine.DeviceID) error {
+	if err := b.record("Transfer(%s)", to); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) {
+		st.Owner = to
+		for i := range st.Devices {
+			st.Devices[i].Owner = st.Devices[i].DeviceID == to
+			if st.Devices[i].DeviceID == to {
+				st.OwnerName = st.Devices[i].Name
+			}
+		}
+		st.Rendering = to == st.DeviceID
+	})
+	return nil
+}
+
+func (b *Backend) Invite() (app.Invite, error) {
+	if err := b.record("Invite()"); err != nil {
+		return app.Invite{}, err
+	}
+	return app.Invite{Code: "frid://i/eyJ2IjoxLCJ0IjpbIjE5Mi4xNjguMS4yMDo0NzExIl0sImQiOiJkZXYtZGVzayJ9", Expires: time.Date(2025, 1, 1, 12, 10, 0, 0, time.UTC)}, nil
+}
+
+func (b *Backend) Pair(code string) error { return b.record("Pair(%s)", code) }
+
+func (b *Backend) Accept(id string, joinTheirs bool) error {
+	return b.record("Accept(%s,%v)", id, joinTheirs)
+}
+
+func (b *Backend) Deny(id string) error { return b.record("Deny(%s)", id) }
+
+func (b *Backend) Revoke(d engine.DeviceID) error { return b.record("Revoke(%s)", d) }
+
+func (b *Backend) SetDeviceName(name string) error {
+	if err := b.record("SetDeviceName(%s)", name); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.DeviceName = name })
+	return nil
+}
+
+func (b *Backend) PlaybackConfig() engine.Config { return b.Status().Config }
+
+func (b *Backend) SetPlaybackConfig(cfg engine.Config) error {
+	if err := b.record("SetPlaybackConfig(%+v)", cfg); err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Config = cfg })
+	return nil
+}
+
+func (b *Backend) SetPassive(on bool) error {
+	if err := b.record("SetPassive(%v)", on); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Passive = on })
+	return nil
+}
+
+func (b *Backend) Tracks() ([]library.Track, error) {
+	if err := b.record("Tracks()"); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]library.Track(nil), b.tracks...), nil
+}
+
+// SetTracks replaces the catalog and bumps the library version.
+func (b *Backend) SetTracks(ts []library.Track) {
+	b.mu.Lock()
+	b.tracks = ts
+	b.st.LibraryVersion++
+	b.publishLocked()
+	b.mu.Unlock()
+}
+
+// Cover draws a small gradient unique to the content id, or fails for
+// tracks without art.
+func (b *Backend) Cover(id string) ([]byte, error) {
+	b.mu.Lock()
+	b.CoverCalls++
+	var has bool
+	for _, t := range b.tracks {
+		if t.ContentID == id {
+			has = t.Cover != ""
+			break
+		}
+	}
+	b.mu.Unlock()
+	if !has {
+		return nil, ErrNoCover
+	}
+	var h uint32 = 2166136261
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint32(id[i])) * 16777619
+	}
+	c1 := color.NRGBA{uint8(h), uint8(h >> 8), uint8(h >> 16), 255}
+	c2 := color.NRGBA{uint8(h>>16) / 2, uint8(h) / 2, uint8(h>>24) / 2, 255}
+	img := image.NewNRGBA(image.Rect(0, 0, 64, 64))
+	for y := 0; y < 64; y++ {
+		for x := 0; x < 64; x++ {
+			t := float64(x+y) / 126
+			img.Set(x, y, color.NRGBA{lerp(c1.R, c2.R, t), lerp(c1.G, c2.G, t), lerp(c1.B, c2.B, t), 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func lerp(a, b uint8, t float64) uint8 { return uint8(float64(a)*(1-t) + float64(b)*t) }
+
+func (b *Backend) AddFolder(path string) error {
+	if err := b.record("AddFolder(%s)", path); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.Folders = append(st.Folders, path) })
+	return nil
+}
+
+func (b *Backend) RemoveFolder(path string) error {
+	if err := b.record("RemoveFolder(%s)", path); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) {
+		for i, f := range st.Folders {
+			if f == path {
+				st.Folders = append(st.Folders[:i:i], st.Folders[i+1:]...)
+				return
+			}
+		}
+	})
+	return nil
+}
+
+func (b *Backend) Rescan() error { return b.record("Rescan()") }
+
+func (b *Backend) GenerateDemo() error {
+	if err := b.record("GenerateDemo()"); err != nil {
+		return err
+	}
+	b.SetTracks(MakeTracks(24))
+	return nil
+}

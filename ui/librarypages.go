@@ -1,0 +1,358 @@
+package ui
+
+import (
+	"image"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/furudesk/furudesk/library"
+)
+
+// emptyLibrary is the first-run invitation shown instead of an empty list:
+// add a music folder, or try the demo tracks.
+func (u *UI) emptyLibrary() fyne.CanvasObject {
+	icon := widget.NewIcon(theme.MediaMusicIcon())
+	title := widget.NewLabelWithStyle("Your library is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	title.SizeName = theme.SizeNameSubHeadingText
+	text := widget.NewLabelWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
+	text.Importance = widget.LowImportance
+	add := widget.NewButtonWithIcon("Add a music folder", theme.FolderOpenIcon(), u.pickFolder)
+	add.Importance = widget.HighImportance
+	demo := widget.NewButtonWithIcon("Try demo tracks", theme.MediaPlayIcon(), u.tryDemo)
+	return container.NewCenter(container.NewVBox(
+		container.NewCenter(container.New(fixedSize{fyne.NewSize(72, 72)}, icon)),
+		title, text, container.NewCenter(container.NewHBox(add, demo))))
+}
+
+// pickFolder asks for a music folder and adds it to the library.
+func (u *UI) pickFolder() {
+	d := dialog.NewFolderOpen(func(uri fyne.ListableURI, err error) {
+		if err != nil {
+			u.showError("Could not open the folder picker: " + userError(err))
+			return
+		}
+		if uri == nil {
+			return
+		}
+		u.addFolder(uri.Path())
+	}, u.win)
+	d.Resize(fyne.NewSize(760, 520))
+	d.Show()
+}
+
+func (u *UI) addFolder(path string) {
+	u.runThen(func() error { return u.b.AddFolder(path) }, func(err error) {
+		if err != nil {
+			u.showError("Could not add " + path + ": " + userError(err))
+			return
+		}
+		u.notices.info("Added " + path + ". Scanning it for music…")
+	})
+}
+
+func (u *UI) tryDemo() {
+	u.notices.info("Making the demo tracks…")
+	u.run("Could not make the demo tracks", u.b.GenerateDemo)
+}
+
+// tracksPage is every track, or the search results while there is a query.
+type tracksPage struct {
+	u       *UI
+	list    *trackList
+	empty   fyne.CanvasObject
+	noMatch *widget.Label
+	loading fyne.CanvasObject
+	view    *fyne.Container
+}
+
+func newTracksPage(u *UI) *tracksPage {
+	p := &tracksPage{u: u, list: newTrackList(u), empty: u.emptyLibrary()}
+	p.noMatch = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	p.noMatch.Importance = widget.LowImportance
+	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
+	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(p.noMatch), p.loading)
+	p.refresh()
+	return p
+}
+
+func (p *tracksPage) refresh() {
+	u := p.u
+	p.empty.Hide()
+	p.noMatch.Hide()
+	p.loading.Hide()
+	switch {
+	case u.cat == nil:
+		p.list.set(nil)
+		p.loading.Show()
+	case len(u.cat.tracks) == 0 && u.st.Scan.Running:
+		p.list.set(nil)
+		p.noMatch.SetText("Looking for music in your folders…\nTracks appear here as they are found.")
+		p.noMatch.Show()
+	case len(u.cat.tracks) == 0:
+		p.list.set(nil)
+		p.empty.Show()
+	case u.query != "":
+		res := u.cat.search(u.query, searchLimit)
+		p.list.set(res)
+		if len(res) == 0 {
+			p.noMatch.SetText("No tracks match “" + u.query + "”.")
+			p.noMatch.Show()
+		}
+	default:
+		p.list.set(u.cat.tracks)
+	}
+}
+
+// artistsPage lists artists on the left and the chosen artist's tracks on
+// the right.
+type artistsPage struct {
+	u       *UI
+	artists []*artistEntry
+	list    *widget.List
+	tracks  *trackList
+	empty   fyne.CanvasObject
+	view    *fyne.Container
+}
+
+func newArtistsPage(u *UI) *artistsPage {
+	p := &artistsPage{u: u, tracks: newTrackList(u), empty: u.emptyLibrary()}
+	p.list = widget.NewList(
+		func() int { return len(p.artists) },
+		func() fyne.CanvasObject {
+			name := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			name.Truncation = fyne.TextTruncateEllipsis
+			info := widget.NewLabel("")
+			info.Importance = widget.LowImportance
+			info.SizeName = theme.SizeNameCaptionText
+			return container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(iconArtists)), nil,
+				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, info))
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			a := p.artists[id]
+			box := o.(*fyne.Container).Objects[0].(*fyne.Container)
+			box.Objects[0].(*widget.Label).SetText(a.name)
+			box.Objects[1].(*widget.Label).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
+		})
+	p.list.HideSeparators = true
+	p.list.OnSelected = func(id widget.ListItemID) {
+		if id < len(p.artists) {
+			p.tracks.set(p.artists[id].tracks)
+		}
+	}
+	split := container.NewHSplit(p.list, p.tracks.view)
+	split.Offset = 0.3
+	p.view = container.NewStack(split, p.empty)
+	p.empty.Hide()
+	return p
+}
+
+func (p *artistsPage) setCatalog(c *catalog) {
+	p.artists = c.artists
+	p.list.UnselectAll()
+	p.list.Refresh()
+	p.tracks.set(nil)
+	if len(p.artists) > 0 {
+		p.list.Select(0)
+	}
+	if len(c.tracks) == 0 {
+		p.empty.Show()
+	} else {
+		p.empty.Hide()
+	}
+}
+
+// albumsPage is the grid of album covers; tapping one opens its tracks.
+type albumsPage struct {
+	u      *UI
+	albums []*albumEntry
+	grid   *widget.GridWrap
+	gridV  fyne.CanvasObject
+	empty  fyne.CanvasObject
+	open   *albumEntry
+	tracks *trackList
+
+	detail                 fyne.CanvasObject
+	dCover                 *canvas.Image
+	dTitle, dArtist, dInfo *widget.Label
+	view                   *fyne.Container
+}
+
+const albumCardSize = 164
+
+func newAlbumsPage(u *UI) *albumsPage {
+	p := &albumsPage{u: u, tracks: newTrackList(u), empty: u.emptyLibrary()}
+	p.grid = widget.NewGridWrap(
+		func() int { return len(p.albums) },
+		func() fyne.CanvasObject { return newAlbumCard(p) },
+		func(id widget.GridWrapItemID, o fyne.CanvasObject) { o.(*albumCard).bind(id) })
+
+	p.dCover = canvas.NewImageFromImage(nil)
+	p.dCover.FillMode = canvas.ImageFillContain
+	p.dCover.CornerRadius = 6
+	ph := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	ph.CornerRadius = 6
+	coverBox := container.New(fixedSize{fyne.NewSize(140, 140)}, ph, container.NewCenter(container.New(fixedSize{fyne.NewSize(56, 56)}, widget.NewIcon(theme.NewDisabledResource(iconAlbum)))), p.dCover)
+	p.dTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	p.dTitle.SizeName = theme.SizeNameHeadingText
+	p.dTitle.Truncation = fyne.TextTruncateEllipsis
+	p.dArtist = widget.NewLabel("")
+	p.dInfo = widget.NewLabel("")
+	p.dInfo.Importance = widget.LowImportance
+	play := widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() {
+		if p.open != nil {
+			u.playTracks(p.open.tracks, 0)
+		}
+	})
+	play.Importance = widget.HighImportance
+	queue := widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() {
+		if p.open != nil {
+			u.enqueue(p.open.tracks, false)
+		}
+	})
+	back := widget.NewButtonWithIcon("All albums", theme.NavigateBackIcon(), p.closeAlbum)
+	back.Importance = widget.LowImportance
+	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, p.dInfo, container.NewHBox(play, queue), layout.NewSpacer())
+	head := container.NewBorder(container.NewHBox(back), nil, coverBox, nil, info)
+	p.detail = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, p.tracks.view)
+	p.detail.Hide()
+	p.gridV = p.grid
+	p.view = container.NewStack(p.gridV, p.detail, p.empty)
+	p.empty.Hide()
+	return p
+}
+
+func (p *albumsPage) setCatalog(c *catalog) {
+	p.albums = c.albums
+	p.grid.Refresh()
+	if p.open != nil {
+		p.closeAlbum()
+	}
+	if len(c.tracks) == 0 {
+		p.empty.Show()
+	} else {
+		p.empty.Hide()
+	}
+}
+
+func (p *albumsPage) openAlbum(a *albumEntry) {
+	p.open = a
+	p.dTitle.SetText(a.title)
+	p.dArtist.SetText(a.artist)
+	var total time.Duration
+	for _, t := range a.tracks {
+		total += t.Duration
+	}
+	info := plural(len(a.tracks), "track", "tracks") + " · " + formatDuration(total)
+	if a.year > 0 {
+		info = itoa(a.year) + " · " + info
+	}
+	p.dInfo.SetText(info)
+	id := a.coverID
+	img, _ := p.u.covers.get(id, func(img image.Image) {
+		if p.open == a {
+			p.dCover.Image = img
+			p.dCover.Refresh()
+		}
+	})
+	p.dCover.Image = img
+	p.dCover.Refresh()
+	p.tracks.set(a.tracks)
+	p.gridV.Hide()
+	p.detail.Show()
+	p.u.refreshHeader()
+}
+
+func (p *albumsPage) closeAlbum() {
+	p.open = nil
+	p.detail.Hide()
+	p.gridV.Show()
+	p.u.refreshHeader()
+}
+
+// albumCard is one album of the grid: cover, title, artist.
+type albumCard struct {
+	widget.BaseWidget
+	p             *albumsPage
+	id            int
+	album         *albumEntry
+	cover         *canvas.Image
+	title, artist *widget.Label
+}
+
+func newAlbumCard(p *albumsPage) *albumCard {
+	c := &albumCard{p: p, id: -1}
+	c.cover = canvas.NewImageFromImage(nil)
+	c.cover.FillMode = canvas.ImageFillContain
+	c.cover.ScaleMode = canvas.ImageScaleSmooth
+	c.cover.CornerRadius = 6
+	c.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	c.title.Truncation = fyne.TextTruncateEllipsis
+	c.artist = widget.NewLabel("")
+	c.artist.Truncation = fyne.TextTruncateEllipsis
+	c.artist.Importance = widget.LowImportance
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *albumCard) CreateRenderer() fyne.WidgetRenderer {
+	ph := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	ph.CornerRadius = 6
+	icon := container.NewCenter(container.New(fixedSize{fyne.NewSize(56, 56)}, widget.NewIcon(theme.NewDisabledResource(iconAlbum))))
+	art := container.New(fixedSize{fyne.NewSize(albumCardSize, albumCardSize)}, ph, icon, c.cover)
+	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, c.artist))
+}
+
+func (c *albumCard) bind(id int) {
+	c.id = id
+	if id < 0 || id >= len(c.p.albums) {
+		return
+	}
+	a := c.p.albums[id]
+	if c.album == a {
+		return
+	}
+	c.album = a
+	c.title.SetText(a.title)
+	c.artist.SetText(a.artist)
+	img, _ := c.p.u.covers.get(a.coverID, func(img image.Image) {
+		if c.album == a {
+			c.cover.Image = img
+			c.cover.Refresh()
+		}
+	})
+	c.cover.Image = img
+	c.cover.Refresh()
+}
+
+// Tapped opens the album.
+func (c *albumCard) Tapped(*fyne.PointEvent) {
+	if c.album != nil {
+		c.p.openAlbum(c.album)
+	}
+}
+
+// DoubleTapped plays the album.
+func (c *albumCard) DoubleTapped(*fyne.PointEvent) {
+	if c.album != nil {
+		c.p.u.playTracks(c.album.tracks, 0)
+	}
+}
+
+// TappedSecondary offers play, play next and add to queue for the album.
+func (c *albumCard) TappedSecondary(e *fyne.PointEvent) {
+	if c.album == nil {
+		return
+	}
+	a := c.album
+	m := c.p.u.trackMenu(a.tracks, 0, a.tracks)
+	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(c), e.AbsolutePosition)
+}
+
+var _ = []*library.Track(nil)

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"image/color"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Limits of the notice strip: at most noticeMax are shown (the oldest
+// goes first); an information notice goes away by itself after
+// noticeInfoTTL, an error stays until the user closes it.
+const (
+	noticeMax     = 4
+	noticeInfoTTL = 6 * time.Second
+)
+
+// noticeBar shows messages for the user under the banner.
+type noticeBar struct {
+	u    *UI
+	view *fyne.Container
+}
+
+func newNoticeBar(u *UI) *noticeBar {
+	return &noticeBar{u: u, view: container.NewVBox()}
+}
+
+func (n *noticeBar) info(text string) { n.add("info", text) }
+
+// add shows a notice; level "error" (or "warning") is shown as a problem.
+func (n *noticeBar) add(level, text string) {
+	isErr := level == "error" || level == "warning"
+	icon := theme.InfoIcon()
+	bgc := withAlpha(theme.Color(theme.ColorNamePrimary), 0x22)
+	if isErr {
+		icon = theme.NewErrorThemedResource(theme.WarningIcon())
+		bgc = withAlpha(theme.Color(theme.ColorNameError), 0x30)
+	}
+	label := widget.NewLabel(text)
+	label.Wrapping = fyne.TextWrapWord
+	var row *fyne.Container
+	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { n.remove(row) })
+	closeBtn.Importance = widget.LowImportance
+	bg := canvas.NewRectangle(bgc)
+	bg.CornerRadius = theme.InputRadiusSize()
+	row = container.NewPadded(container.NewStack(bg,
+		container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(icon)), closeBtn, label)))
+	n.view.Add(row)
+	for len(n.view.Objects) > noticeMax {
+		n.view.Remove(n.view.Objects[0])
+	}
+	if !isErr && n.u.ticking {
+		time.AfterFunc(noticeInfoTTL, func() { fyne.Do(func() { n.remove(row) }) })
+	}
+}
+
+func (n *noticeBar) remove(row fyne.CanvasObject) { n.view.Remove(row) }
+
+// texts are the notices shown, oldest first (for tests).
+func (n *noticeBar) texts() []string {
+	var out []string
+	for _, o := range n.view.Objects {
+		stack := o.(*fyne.Container).Objects[0].(*fyne.Container)
+		border := stack.Objects[1].(*fyne.Container)
+		for _, c := range border.Objects {
+			if l, ok := c.(*widget.Label); ok {
+				out = append(out, l.Text)
+			}
+		}
+	}
+	return out
+}
+
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
+}

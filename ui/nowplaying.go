@@ -1,0 +1,401 @@
+package ui
+
+import (
+	"image"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
+)
+
+// nowPlaying is the bar at the bottom: cover, title, artist and album;
+// shuffle, previous, play/pause, next, repeat; the seek slider with
+// elapsed and total time; the device picker and the volume.
+type nowPlaying struct {
+	u    *UI
+	view fyne.CanvasObject
+
+	cover      *canvas.Image
+	coverID    string
+	title, sub *widget.Label
+
+	shuffle, prev, play, next, repeat *widget.Button
+	seek                              *widget.Slider
+	elapsed, total                    *widget.Label
+	dragging                          bool
+
+	device  *widget.Button
+	volume  *widget.Slider
+	volIcon *widget.Icon
+	volWant int // the volume the user asked for, -1 when none is pending
+	volBusy bool
+}
+
+func newNowPlaying(u *UI) *nowPlaying {
+	n := &nowPlaying{u: u, volWant: -1}
+
+	n.cover = canvas.NewImageFromImage(nil)
+	n.cover.FillMode = canvas.ImageFillContain
+	n.cover.ScaleMode = canvas.ImageScaleSmooth
+	n.cover.CornerRadius = 4
+	ph := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	ph.CornerRadius = 4
+	coverBox := container.New(fixedSize{fyne.NewSize(60, 60)}, ph, container.NewCenter(container.New(fixedSize{fyne.NewSize(28, 28)}, widget.NewIcon(theme.NewDisabledResource(theme.MediaMusicIcon())))), n.cover)
+
+	n.title = widget.NewLabelWithStyle("Nothing playing", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	n.title.Truncation = fyne.TextTruncateEllipsis
+	n.sub = widget.NewLabel("Pick something from your library")
+	n.sub.Truncation = fyne.TextTruncateEllipsis
+	n.sub.Importance = widget.LowImportance
+	left := container.NewBorder(nil, nil, coverBox, nil,
+		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, n.sub), layout.NewSpacer()))
+
+	n.shuffle = widget.NewButtonWithIcon("", iconShuffle, func() {
+		on := !u.st.Shuffle
+		u.run("Could not change shuffle", func() error { return u.b.SetShuffle(on) })
+	})
+	n.prev = widget.NewButtonWithIcon("", theme.MediaSkipPreviousIcon(), u.prev)
+	n.play = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), u.togglePlay)
+	n.play.Importance = widget.HighImportance
+	n.next = widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), u.next)
+	n.repeat = widget.NewButtonWithIcon("", iconRepeat, func() {
+		mode := nextRepeat(u.st.Repeat)
+		u.run("Could not change repeat", func() error { return u.b.SetRepeat(mode) })
+	})
+	for _, b := range []*widget.Button{n.shuffle, n.prev, n.next, n.repeat} {
+		b.Importance = widget.LowImportance
+	}
+	transport := container.NewCenter(container.NewHBox(n.shuffle, n.prev, n.play, n.next, n.repeat))
+
+	n.seek = widget.NewSlider(0, 1)
+	n.seek.Step = 0.25
+	n.seek.OnChanged = func(v float64) {
+		// programmatic updates set Value directly, so this is the user
+		n.dragging = true
+		n.elapsed.SetText(formatDuration(time.Duration(v * float64(time.Second))))
+	}
+	n.seek.OnChangeEnded = func(v float64) {
+		n.dragging = false
+		u.seekTo(time.Duration(v * float64(time.Second)))
+		u.win.Canvas().Unfocus() // keep space and arrows for the player
+	}
+	n.elapsed = widget.NewLabel("0:00")
+	n.elapsed.Importance = widget.LowImportance
+	n.total = widget.NewLabel("0:00")
+	n.total.Importance = widget.LowImportance
+	timeBox := func(l *widget.Label, a fyne.TextAlign) fyne.CanvasObject {
+		l.Alignment = a
+		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, l)
+	}
+	seekRow := container.NewBorder(nil, nil, timeBox(n.elapsed, fyne.TextAlignTrailing), timeBox(n.total, fyne.TextAlignLeading), n.seek)
+	center := container.NewVBox(transport, seekRow)
+
+	n.device = widget.NewButtonWithIcon("This device", iconSpeaker, n.showDeviceMenu)
+	n.device.Importance = widget.LowImportance
+	n.device.Alignment = widget.ButtonAlignLeading
+	n.volIcon = widget.NewIcon(theme.VolumeUpIcon())
+	n.volume = widget.NewSlider(0, 100)
+	n.volume.OnChanged = func(v float64) { n.setVolume(int(v)) }
+	n.volume.OnChangeEnded = func(float64) { u.win.Canvas().Unfocus() }
+	right := container.NewVBox(layout.NewSpacer(),
+		container.NewHBox(n.device),
+		container.NewBorder(nil, nil, n.volIcon, nil, n.volume),
+		layout.NewSpacer())
+
+	n.view = container.NewPadded(container.New(barLayout{}, left, center, right))
+	n.showPosition()
+	return n
+}
+
+func nextRepeat(mode string) string {
+	switch mode {
+	case "off", "":
+		return "all"
+	case "all":
+		return "one"
+	default:
+		return "off"
+	}
+}
+
+func (n *nowPlaying) update(st app.Status, first bool) {
+	t := st.Track
+	if t == nil {
+		n.title.SetText("Nothing playing")
+		n.sub.SetText("Pick something from your library")
+		n.setCover("")
+	} else {
+		title := t.Title
+		if title == "" {
+			title = "Untitled"
+		}
+		n.title.SetText(title)
+		sub := joinArtists(t.Artists)
+		if t.Album != "" {
+			sub += " — " + t.Album
+		}
+		n.sub.SetText(sub)
+		n.setCover(t.ContentID)
+	}
+	icon := theme.MediaPlayIcon()
+	if st.Playing {
+		icon = theme.MediaPauseIcon()
+	}
+	if n.play.Icon != icon {
+		n.play.SetIcon(icon)
+	}
+	setToggle(n.shuffle, st.Shuffle)
+	rep := iconRepeat
+	if st.Repeat == "one" {
+		rep = iconRepeatOne
+	}
+	if n.repeat.Icon != rep {
+		n.repeat.SetIcon(rep)
+	}
+	setToggle(n.repeat, st.Repeat == "all" || st.Repeat == "one")
+	for _, b := range []*widget.Button{n.prev, n.play, n.next} {
+		if t == nil && st.QueueLen == 0 {
+			b.Disable()
+		} else {
+			b.Enable()
+		}
+	}
+	if t == nil {
+		n.seek.Disable()
+	} else {
+		n.seek.Enable()
+	}
+
+	if !n.volBusy && n.volWant < 0 && int(n.volume.Value) != st.Volume {
+		n.volume.Value = float64(st.Volume)
+		n.volume.Refresh()
+	}
+	vi := theme.VolumeUpIcon()
+	switch {
+	case st.Volume == 0:
+		vi = theme.VolumeMuteIcon()
+	case st.Volume < 50:
+		vi = theme.VolumeDownIcon()
+	}
+	if n.volIcon.Resource != vi {
+		n.volIcon.SetResource(vi)
+	}
+
+	label, imp := "This device", widget.LowImportance
+	if st.Owner != "" && st.Owner != st.DeviceID {
+		label, imp = ownerName(st), widget.HighImportance
+	}
+	if n.device.Text != label || n.device.Importance != imp {
+		n.device.Text, n.device.Importance = label, imp
+		n.device.Refresh()
+	}
+	n.showPosition()
+}
+
+// setToggle shows a toggle button as on (accent colour) or off.
+func setToggle(b *widget.Button, on bool) {
+	imp := widget.LowImportance
+	if on {
+		imp = widget.HighImportance
+	}
+	if b.Importance != imp {
+		b.Importance = imp
+		b.Refresh()
+	}
+}
+
+func (n *nowPlaying) setCover(id string) {
+	if id == n.coverID {
+		return
+	}
+	n.coverID = id
+	img, ok := n.u.covers.get(id, func(img image.Image) {
+		if n.coverID == id {
+			n.cover.Image = img
+			n.cover.Refresh()
+		}
+	})
+	if !ok {
+		img = nil
+	}
+	n.cover.Image = img
+	n.cover.Refresh()
+}
+
+// showPosition redraws the elapsed time and the slider from the
+// extrapolated position (not while the user drags the slider).
+func (n *nowPlaying) showPosition() {
+	st := n.u.st
+	if st.Track == nil {
+		n.seek.Max, n.seek.Value = 1, 0
+		n.seek.Refresh()
+		n.elapsed.SetText("0:00")
+		n.total.SetText("0:00")
+		return
+	}
+	total := time.Duration(st.Track.DurationMS) * time.Millisecond
+	n.total.SetText(formatDuration(total))
+	if n.dragging {
+		return
+	}
+	pos := n.u.position()
+	n.elapsed.SetText(formatDuration(pos))
+	n.seek.Max = max(total.Seconds(), 1)
+	n.seek.Value = pos.Seconds()
+	n.seek.Refresh()
+}
+
+// setVolume sends the newest volume the user asked for; values superseded
+// while a request is in flight are merged into the next one.
+func (n *nowPlaying) setVolume(v int) {
+	n.volWant = v
+	if n.volBusy {
+		return
+	}
+	n.volBusy = true
+	want := v
+	n.volWant = -1
+	n.u.runThen(func() error { return n.u.b.SetVolume(want) }, func(err error) {
+		n.volBusy = false
+		if err != nil {
+			n.u.showError("Could not change the volume: " + userError(err))
+		}
+		if n.volWant >= 0 {
+			n.setVolume(n.volWant)
+		}
+	})
+}
+
+// showDeviceMenu pops up the group's devices; picking one transfers
+// playback to it.
+func (n *nowPlaying) showDeviceMenu() {
+	m := n.u.deviceMenu()
+	c := fyne.CurrentApp().Driver().CanvasForObject(n.device)
+	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(n.device)
+	sz := m.Items
+	pos.Y -= float32(len(sz))*36 + 8
+	widget.ShowPopUpMenuAtPosition(m, c, pos)
+}
+
+// deviceMenu lists the devices of the group, the owner checked.
+func (u *UI) deviceMenu() *fyne.Menu {
+	head := fyne.NewMenuItem("Play on…", nil)
+	head.Disabled = true
+	items := []*fyne.MenuItem{head}
+	for _, d := range u.st.Devices {
+		d := d
+		label := d.Name
+		if d.Self {
+			label += " (this device)"
+		}
+		if !d.Online && !d.Self {
+			label += " — offline"
+		}
+		it := fyne.NewMenuItem(label, func() { u.transfer(d.DeviceID, d.Name) })
+		it.Checked = d.DeviceID == u.st.Owner
+		items = append(items, it)
+	}
+	if len(u.st.Devices) == 0 {
+		it := fyne.NewMenuItem("This device", func() { u.transfer(u.st.DeviceID, "this device") })
+		it.Checked = true
+		items = append(items, it)
+	}
+	items = append(items, fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItemWithIcon("Manage devices…", iconDevices, func() { u.clearSearch(); u.showPage(PageDevices) }))
+	return fyne.NewMenu("", items...)
+}
+
+// transfer moves playback to a device of the group.
+func (u *UI) transfer(to engine.DeviceID, name string) {
+	if to == u.st.Owner {
+		return
+	}
+	u.run("Could not move playback to "+name, func() error { return u.b.Transfer(to) })
+}
+
+// banner is the strip at the top while another device owns the output:
+// "Playing on <name>", with a button to bring playback here.
+type banner struct {
+	u     *UI
+	view  *fyne.Container
+	label *widget.Label
+}
+
+func newBanner(u *UI) *banner {
+	b := &banner{u: u}
+	b.label = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	hint := widget.NewLabel("The controls here drive that device.")
+	here := widget.NewButtonWithIcon("Play here", iconSpeaker, func() { u.transfer(u.st.DeviceID, "this device") })
+	bg := canvas.NewRectangle(withAlpha(theme.Color(theme.ColorNamePrimary), 0x40))
+	row := container.NewBorder(nil, nil, widget.NewIcon(iconSpeaker), container.NewCenter(here), container.NewHBox(b.label, hint))
+	b.view = container.NewStack(bg, container.NewPadded(row))
+	b.view.Hide()
+	return b
+}
+
+func (b *banner) update(st app.Status) {
+	if st.Owner != "" && st.Owner != st.DeviceID {
+		b.label.SetText("Playing on " + ownerName(st))
+		b.view.Show()
+	} else {
+		b.view.Hide()
+	}
+}
+
+// scanView is the scan progress at the bottom of the sidebar.
+type scanView struct {
+	view  *fyne.Container
+	label *widget.Label
+	bar   *widget.ProgressBar
+	inf   *widget.ProgressBarInfinite
+}
+
+func newScanView(u *UI) *scanView {
+	s := &scanView{label: widget.NewLabel(""), bar: widget.NewProgressBar(), inf: widget.NewProgressBarInfinite()}
+	s.label.Wrapping = fyne.TextWrapWord
+	s.label.SizeName = theme.SizeNameCaptionText
+	s.bar.TextFormatter = func() string { return "" }
+	s.inf.Stop()
+	s.inf.Hide()
+	s.view = container.NewPadded(container.NewVBox(s.label, s.bar, s.inf))
+	s.view.Hide()
+	return s
+}
+
+func (s *scanView) update(sc app.ScanStatus) {
+	switch {
+	case sc.Running:
+		s.view.Show()
+		if sc.Found > 0 {
+			s.label.SetText("Scanning your music… " + itoa(sc.Done) + " of " + itoa(sc.Found))
+			s.inf.Stop()
+			s.inf.Hide()
+			s.bar.Show()
+			s.bar.Max = float64(sc.Found)
+			s.bar.SetValue(float64(sc.Done))
+		} else {
+			s.label.SetText("Looking for music…")
+			s.bar.Hide()
+			s.inf.Show()
+			if !s.inf.Running() {
+				s.inf.Start()
+			}
+		}
+	case sc.Errors > 0:
+		s.view.Show()
+		s.inf.Stop()
+		s.inf.Hide()
+		s.bar.Hide()
+		s.label.SetText(plural(sc.Errors, "file", "files") + " could not be read.")
+	default:
+		s.inf.Stop()
+		s.view.Hide()
+	}
+}

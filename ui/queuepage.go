@@ -1,0 +1,193 @@
+package ui
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/furudesk/furudesk/app"
+)
+
+// queuePage is the shared queue, the current track marked. Double-click
+// jumps to a track; right-click plays or removes it.
+type queuePage struct {
+	u      *UI
+	items  []app.QueueItem
+	index  int
+	list   *widget.List
+	layout *columnsLayout
+	empty  fyne.CanvasObject
+	view   *fyne.Container
+	clear  *widget.Button
+	more   *widget.Label
+}
+
+func newQueuePage(u *UI) *queuePage {
+	p := &queuePage{u: u, index: -1, layout: &columnsLayout{
+		fixed:  []float32{36, 0, 0, 0, 56},
+		weight: []float32{0, 4, 3, 3, 0},
+	}}
+	p.list = widget.NewList(
+		func() int { return len(p.items) },
+		func() fyne.CanvasObject { return newQueueRow(p) },
+		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*queueRow).bind(id) })
+	p.list.HideSeparators = true
+	p.clear = widget.NewButtonWithIcon("Clear queue", theme.ContentClearIcon(), func() {
+		u.run("Could not clear the queue", u.b.ClearQueue)
+	})
+	p.clear.Importance = widget.LowImportance
+	p.more = widget.NewLabel("")
+	p.more.Importance = widget.LowImportance
+	title := widget.NewLabel("Double-click a track to play it; right-click to remove it.")
+	title.Importance = widget.LowImportance
+	top := container.NewBorder(nil, nil, nil, p.clear, title)
+
+	icon := widget.NewIcon(iconQueue)
+	msg := widget.NewLabelWithStyle("The queue is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
+	hint := widget.NewLabelWithStyle("Right-click a track and choose “Add to queue”,\nor double-click one to play it.", fyne.TextAlignCenter, fyne.TextStyle{})
+	hint.Importance = widget.LowImportance
+	p.empty = container.NewCenter(container.NewVBox(
+		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, hint))
+
+	p.view = container.NewStack(container.NewBorder(top, p.more, nil, nil, p.list), p.empty)
+	p.render()
+	return p
+}
+
+func (p *queuePage) update(st, prev app.Status, first bool) {
+	if !first && st.Index == prev.Index && st.QueueLen == prev.QueueLen && sameQueue(st.Queue, p.items) {
+		return
+	}
+	p.items = st.Queue
+	p.index = st.Index
+	if st.Track == nil {
+		p.index = -1
+	}
+	p.render()
+}
+
+func (p *queuePage) render() {
+	if len(p.items) == 0 {
+		p.empty.Show()
+		p.clear.Disable()
+	} else {
+		p.empty.Hide()
+		p.clear.Enable()
+	}
+	if n := p.u.st.QueueLen - len(p.items); n > 0 {
+		p.more.SetText("… and " + plural(n, "more track", "more tracks"))
+		p.more.Show()
+	} else {
+		p.more.Hide()
+	}
+	p.list.Refresh()
+}
+
+func sameQueue(a, b []app.QueueItem) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ContentID != b[i].ContentID {
+			return false
+		}
+	}
+	return true
+}
+
+// queueRow is one entry of the queue.
+type queueRow struct {
+	widget.BaseWidget
+	p                             *queuePage
+	id                            int
+	no, title, artist, album, dur *widget.Label
+	icon                          *widget.Icon
+	numberCell                    *fyne.Container
+}
+
+func newQueueRow(p *queuePage) *queueRow {
+	r := &queueRow{p: p, id: -1}
+	cell := func(align fyne.TextAlign) *widget.Label {
+		l := widget.NewLabel("")
+		l.Alignment = align
+		l.Truncation = fyne.TextTruncateEllipsis
+		return l
+	}
+	r.no, r.dur = cell(fyne.TextAlignTrailing), cell(fyne.TextAlignTrailing)
+	r.no.Importance, r.dur.Importance = widget.LowImportance, widget.LowImportance
+	r.title, r.artist, r.album = cell(fyne.TextAlignLeading), cell(fyne.TextAlignLeading), cell(fyne.TextAlignLeading)
+	r.icon = widget.NewIcon(theme.MediaPlayIcon())
+	r.numberCell = container.NewStack(r.no, container.NewCenter(r.icon))
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *queueRow) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.New(r.p.layout, r.numberCell, r.title, r.artist, r.album, r.dur))
+}
+
+func (r *queueRow) bind(id int) {
+	r.id = id
+	if id < 0 || id >= len(r.p.items) {
+		return
+	}
+	it := r.p.items[id]
+	cur := id == r.p.index
+	r.no.SetText(itoa(id + 1))
+	if cur {
+		r.no.Hide()
+		r.icon.Show()
+	} else {
+		r.icon.Hide()
+		r.no.Show()
+	}
+	r.title.TextStyle.Bold = cur
+	r.title.Importance = widget.MediumImportance
+	if cur {
+		r.title.Importance = widget.HighImportance
+	}
+	title := it.Title
+	if title == "" {
+		title = "Untitled"
+	}
+	r.title.Text = title
+	r.title.Refresh()
+	r.artist.SetText(joinArtists(it.Artists))
+	r.album.SetText(orUnknown(it.Album, "album"))
+	r.dur.SetText(formatDuration(msDuration(it.DurationMS)))
+}
+
+// Tapped selects the row.
+func (r *queueRow) Tapped(*fyne.PointEvent) {
+	if r.id >= 0 {
+		r.p.list.Select(r.id)
+	}
+}
+
+// DoubleTapped plays this entry of the queue.
+func (r *queueRow) DoubleTapped(*fyne.PointEvent) {
+	if r.id >= 0 {
+		i := r.id
+		r.p.u.run("Could not play that track", func() error { return r.p.u.b.JumpTo(i) })
+	}
+}
+
+// TappedSecondary offers Play and Remove from queue.
+func (r *queueRow) TappedSecondary(e *fyne.PointEvent) {
+	if r.id < 0 {
+		return
+	}
+	i, u := r.id, r.p.u
+	m := fyne.NewMenu("",
+		fyne.NewMenuItemWithIcon("Play", theme.MediaPlayIcon(), func() {
+			u.run("Could not play that track", func() error { return u.b.JumpTo(i) })
+		}),
+		fyne.NewMenuItemWithIcon("Remove from queue", theme.ContentRemoveIcon(), func() {
+			u.run("Could not remove it from the queue", func() error { return u.b.RemoveFromQueue(i) })
+		}))
+	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
+}
+
+var _ = layout.NewSpacer

@@ -1,0 +1,275 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
+)
+
+// settingsPage holds music folders, the device name, the playback
+// coordination settings and the always-on server switch.
+type settingsPage struct {
+	u    *UI
+	view fyne.CanvasObject
+
+	folders  *fyne.Container
+	rescan   *widget.Button
+	scanLine *widget.Label
+
+	name    *widget.Entry
+	nameMsg *widget.Label
+	passive *widget.Check
+	passMsg *widget.Label
+
+	claim, failover, takePaused *widget.Check
+	discovery, timeout          *widget.Entry
+	cfgMsg                      *widget.Label
+	cfgShown                    engine.Config // what the form was last filled with
+	filling                     bool
+}
+
+func newSettingsPage(u *UI) *settingsPage {
+	p := &settingsPage{u: u, folders: container.NewVBox()}
+
+	add := widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), u.pickFolder)
+	p.rescan = widget.NewButtonWithIcon("Rescan", theme.ViewRefreshIcon(), func() {
+		u.run("Could not rescan", u.b.Rescan)
+	})
+	p.scanLine = widget.NewLabel("")
+	p.scanLine.Importance = widget.LowImportance
+	music := widget.NewCard("Music folders", "furudesk watches these folders and picks up changes by itself.",
+		container.NewVBox(p.folders, container.NewHBox(add, p.rescan, p.scanLine)))
+
+	p.name = widget.NewEntry()
+	p.name.SetPlaceHolder("e.g. Living room")
+	p.nameMsg = widget.NewLabel("")
+	p.nameMsg.Hide()
+	saveName := widget.NewButton("Rename", p.saveName)
+	p.passive = widget.NewCheck("Always-on server (passive)", p.setPassive)
+	p.passMsg = widget.NewLabel("")
+	p.passMsg.Hide()
+	passHint := widget.NewLabel("A passive device never starts playing by itself; it plays when you send playback to it.")
+	passHint.Importance = widget.LowImportance
+	passHint.Wrapping = fyne.TextWrapWord
+	device := widget.NewCard("This device", "", container.NewVBox(
+		widget.NewForm(widget.NewFormItem("Name", container.NewBorder(nil, nil, nil, saveName, p.name))),
+		p.nameMsg, p.passive, passHint, p.passMsg))
+
+	def := engine.DefaultConfig()
+	p.claim = widget.NewCheck("Take over playback when this device starts", nil)
+	p.failover = widget.NewCheck("Continue here when the playing device disappears", nil)
+	p.takePaused = widget.NewCheck("Take over at startup even when playback is paused elsewhere", nil)
+	p.discovery = widget.NewEntry()
+	p.timeout = widget.NewEntry()
+	form := widget.NewForm(
+		widget.NewFormItem("Discovery wait (ms)", p.discovery),
+		widget.NewFormItem("Owner timeout (ms)", p.timeout))
+	form.Items[0].HintText = fmt.Sprintf("How long to look for other devices at startup, 0..%d. Default %d.", engine.MaxDiscoveryMS, def.DiscoveryMS)
+	form.Items[1].HintText = fmt.Sprintf("How long a silent playing device is trusted before another takes over. Default %d.", def.OwnerTimeoutMS)
+	p.cfgMsg = widget.NewLabel("")
+	p.cfgMsg.Wrapping = fyne.TextWrapWord
+	p.cfgMsg.Hide()
+	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), p.applyConfig)
+	apply.Importance = widget.HighImportance
+	reset := widget.NewButtonWithIcon("Reset to defaults", theme.ContentUndoIcon(), func() {
+		p.fill(engine.DefaultConfig())
+		p.applyConfig()
+	})
+	playback := widget.NewCard("Playback across devices", "",
+		container.NewVBox(p.claim, p.failover, p.takePaused, form, p.cfgMsg, container.NewHBox(apply, reset)))
+
+	look := widget.NewLabel("furudesk follows your system's light or dark appearance.")
+	look.Importance = widget.LowImportance
+	appearance := widget.NewCard("Appearance", "", look)
+
+	p.view = container.NewVScroll(container.NewVBox(music, device, playback, appearance))
+	return p
+}
+
+func (p *settingsPage) update(st, prev app.Status, first bool) {
+	if first || !sameStrings(st.Folders, prev.Folders) {
+		p.renderFolders(st.Folders)
+	}
+	if first || st.DeviceName != prev.DeviceName {
+		p.name.SetText(st.DeviceName)
+	}
+	if first || st.Passive != prev.Passive {
+		p.filling = true
+		p.passive.SetChecked(st.Passive)
+		p.filling = false
+	}
+	if first || st.Config != prev.Config {
+		// the form follows the applied settings unless the user is
+		// editing it (it still shows what was last filled in)
+		if first || p.formConfigText() == configText(p.cfgShown) {
+			p.fill(st.Config)
+		}
+	}
+	switch {
+	case st.Scan.Running:
+		p.rescan.Disable()
+		p.scanLine.SetText(fmt.Sprintf("Scanning… %d of %d", st.Scan.Done, st.Scan.Found))
+	default:
+		p.rescan.Enable()
+		p.scanLine.SetText("")
+	}
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *settingsPage) renderFolders(fs []string) {
+	u := p.u
+	p.folders.RemoveAll()
+	if len(fs) == 0 {
+		l := widget.NewLabel("No music folders yet.")
+		l.Importance = widget.LowImportance
+		p.folders.Add(l)
+		return
+	}
+	for _, f := range fs {
+		f := f
+		l := widget.NewLabel(f)
+		l.Truncation = fyne.TextTruncateEllipsis
+		rm := widget.NewButtonWithIcon("Remove", theme.ContentRemoveIcon(), func() {
+			u.runThen(func() error { return u.b.RemoveFolder(f) }, func(err error) {
+				if err != nil {
+					u.showError("Could not remove " + f + ": " + userError(err))
+				}
+			})
+		})
+		rm.Importance = widget.LowImportance
+		p.folders.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FolderIcon()), rm, l))
+	}
+}
+
+func (p *settingsPage) saveName() {
+	name := strings.TrimSpace(p.name.Text)
+	if name == "" {
+		p.nameMsg.SetText("Give this device a name.")
+		p.nameMsg.Importance = widget.DangerImportance
+		p.nameMsg.Show()
+		return
+	}
+	p.u.runThen(func() error { return p.u.b.SetDeviceName(name) }, func(err error) {
+		if err != nil {
+			p.nameMsg.Importance = widget.DangerImportance
+			p.nameMsg.SetText("Could not rename: " + userError(err))
+		} else {
+			p.nameMsg.Importance = widget.SuccessImportance
+			p.nameMsg.SetText("Renamed.")
+		}
+		p.nameMsg.Show()
+	})
+}
+
+func (p *settingsPage) setPassive(on bool) {
+	if p.filling {
+		return
+	}
+	p.u.runThen(func() error { return p.u.b.SetPassive(on) }, func(err error) {
+		if err != nil {
+			p.passMsg.Importance = widget.DangerImportance
+			p.passMsg.SetText("Could not change it: " + userError(err))
+			p.passMsg.Show()
+			p.filling = true
+			p.passive.SetChecked(p.u.st.Passive)
+			p.filling = false
+			return
+		}
+		p.passMsg.Hide()
+	})
+}
+
+// fill shows cfg in the playback form.
+func (p *settingsPage) fill(c engine.Config) {
+	p.cfgShown = c
+	p.claim.SetChecked(c.ClaimOnStartup)
+	p.failover.SetChecked(c.AutomaticFailover)
+	p.takePaused.SetChecked(c.TakePausedOnStartup)
+	p.discovery.SetText(strconv.FormatUint(c.DiscoveryMS, 10))
+	p.timeout.SetText(strconv.FormatUint(c.OwnerTimeoutMS, 10))
+}
+
+func configText(c engine.Config) string {
+	return fmt.Sprint(c.ClaimOnStartup, c.AutomaticFailover, c.TakePausedOnStartup, c.DiscoveryMS, c.OwnerTimeoutMS)
+}
+
+func (p *settingsPage) formConfigText() string {
+	return fmt.Sprint(p.claim.Checked, p.failover.Checked, p.takePaused.Checked,
+		strings.TrimSpace(p.discovery.Text), strings.TrimSpace(p.timeout.Text))
+}
+
+// parseForm reads the playback form; an error is a sentence naming the
+// field.
+func (p *settingsPage) parseForm() (engine.Config, error) {
+	c := engine.Config{
+		ClaimOnStartup:      p.claim.Checked,
+		AutomaticFailover:   p.failover.Checked,
+		TakePausedOnStartup: p.takePaused.Checked,
+	}
+	num := func(label, s string) (uint64, error) {
+		v, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s must be a whole number of milliseconds, not “%s”", label, strings.TrimSpace(s))
+		}
+		return v, nil
+	}
+	var err error
+	if c.DiscoveryMS, err = num("Discovery wait", p.discovery.Text); err != nil {
+		return c, err
+	}
+	if c.OwnerTimeoutMS, err = num("Owner timeout", p.timeout.Text); err != nil {
+		return c, err
+	}
+	if c.DiscoveryMS > engine.MaxDiscoveryMS {
+		return c, fmt.Errorf("Discovery wait must be at most %d ms (one minute), not %d", engine.MaxDiscoveryMS, c.DiscoveryMS)
+	}
+	if c.OwnerTimeoutMS < engine.MinOwnerTimeoutMS || c.OwnerTimeoutMS > engine.MaxOwnerTimeoutMS {
+		return c, fmt.Errorf("Owner timeout must be between %d and %d ms (one day), not %d", engine.MinOwnerTimeoutMS, engine.MaxOwnerTimeoutMS, c.OwnerTimeoutMS)
+	}
+	return c, c.Validate()
+}
+
+// applyConfig validates and saves the playback form. On any error the
+// message is shown and the settings in effect stay as they were.
+func (p *settingsPage) applyConfig() {
+	cfg, err := p.parseForm()
+	if err != nil {
+		p.showCfgError(err)
+		return
+	}
+	p.u.runThen(func() error { return p.u.b.SetPlaybackConfig(cfg) }, func(err error) {
+		if err != nil {
+			p.showCfgError(err)
+			return
+		}
+		p.cfgShown = cfg
+		p.cfgMsg.Importance = widget.SuccessImportance
+		p.cfgMsg.SetText("Saved.")
+		p.cfgMsg.Show()
+	})
+}
+
+func (p *settingsPage) showCfgError(err error) {
+	p.cfgMsg.Importance = widget.DangerImportance
+	p.cfgMsg.SetText(userError(err) + " Nothing was changed.")
+	p.cfgMsg.Show()
+}

@@ -1,0 +1,653 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/library"
+)
+
+// Options tune a window; the zero value is what the player uses.
+type Options struct {
+	// Title is the window title; empty means "furudesk".
+	Title string
+	// Icon is the window and notification icon; nil means none.
+	Icon fyne.Resource
+	// Now is the clock used to extrapolate the playing position between
+	// status updates; nil means time.Now.
+	Now func() time.Time
+	// Tick is how often the position is redrawn while playing (nothing is
+	// redrawn while paused); zero means 500 ms. It is kept within 250 ms..1 s.
+	Tick time.Duration
+}
+
+// Page names of the sidebar, in its order.
+const (
+	PageArtists  = "Artists"
+	PageAlbums   = "Albums"
+	PageTracks   = "Tracks"
+	PageQueue    = "Queue"
+	PageDevices  = "Devices"
+	PageSettings = "Settings"
+)
+
+var pageOrder = []string{PageArtists, PageAlbums, PageTracks, PageQueue, PageDevices, PageSettings}
+
+func pageIcon(name string) fyne.Resource {
+	switch name {
+	case PageArtists:
+		return iconArtists
+	case PageAlbums:
+		return iconAlbum
+	case PageTracks:
+		return iconTracks
+	case PageQueue:
+		return iconQueue
+	case PageDevices:
+		return iconDevices
+	default:
+		return theme.SettingsIcon()
+	}
+}
+
+// searchLimit bounds the results of one search.
+const searchLimit = 5000
+
+// UI is the furudesk main window bound to one Backend. Its methods must be
+// called on the Fyne UI goroutine (or before the app runs).
+type UI struct {
+	fa   fyne.App
+	b    Backend
+	win  fyne.Window
+	opts Options
+	now  func() time.Time
+
+	// spawn runs a blocking backend call off the UI goroutine (tests run it
+	// inline); results come back through fyne.Do.
+	spawn func(func())
+	// ticking starts the position redraw ticker (tests drive tick by hand).
+	ticking bool
+
+	st     app.Status
+	stAt   time.Time
+	have   bool
+	seenID uint64 // newest Notice id already shown
+
+	cat        *catalog
+	libVersion uint64
+	loading    bool
+	loadAgain  bool
+	query      string
+
+	page      string
+	nav       *widget.List
+	pageTitle *widget.Label
+	pageSub   *widget.Label
+	search    *widget.Entry
+	body      *fyne.Container
+	pages     map[string]fyne.CanvasObject
+
+	banner   *banner
+	notices  *noticeBar
+	np       *nowPlaying
+	tracks   *tracksPage
+	artists  *artistsPage
+	albums   *albumsPage
+	queue    *queuePage
+	devices  *devicesPage
+	settings *settingsPage
+	scanBar  *scanView
+	covers   *coverCache
+
+	tickStop chan struct{}
+	done     chan struct{}
+	cancel   func()
+}
+
+// New builds the window for b on fyneApp and shows b's current status. Call
+// Run to show it, or Window to embed it elsewhere.
+func New(fyneApp fyne.App, b Backend, opts Options) *UI {
+	u := newUI(fyneApp, b, opts, func(f func()) { go f() })
+	u.ticking = true
+	u.subscribe()
+	return u
+}
+
+func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
+	if opts.Title == "" {
+		opts.Title = "furudesk"
+	}
+	if opts.Tick == 0 {
+		opts.Tick = 500 * time.Millisecond
+	}
+	opts.Tick = min(max(opts.Tick, 250*time.Millisecond), time.Second)
+	u := &UI{fa: fa, b: b, opts: opts, now: opts.Now, spawn: spawn, done: make(chan struct{})}
+	if u.now == nil {
+		u.now = time.Now
+	}
+	u.covers = newCoverCache(b, spawn, coverCacheMax)
+	u.win = fa.NewWindow(opts.Title)
+	if opts.Icon != nil {
+		u.win.SetIcon(opts.Icon)
+	}
+	u.build()
+	u.setupKeys()
+	u.apply(b.Status())
+	return u
+}
+
+// Window is the main window.
+func (u *UI) Window() fyne.Window { return u.win }
+
+// Run shows the window and runs the Fyne event loop until the window is
+// closed; then it stops listening to the backend.
+func (u *UI) Run() {
+	u.win.ShowAndRun()
+	u.Close()
+}
+
+// Close stops the status subscription and the position ticker. It does not
+// close the window.
+func (u *UI) Close() {
+	select {
+	case <-u.done:
+		return
+	default:
+	}
+	close(u.done)
+	if u.cancel != nil {
+		u.cancel()
+	}
+	u.stopTicker()
+}
+
+func (u *UI) subscribe() {
+	updates, cancel := u.b.Subscribe()
+	u.cancel = cancel
+	go func() {
+		for {
+			select {
+			case <-u.done:
+				return
+			case st, ok := <-updates:
+				if !ok {
+					return
+				}
+				fyne.Do(func() { u.apply(st) })
+			}
+		}
+	}()
+}
+
+func (u *UI) build() {
+	u.banner = newBanner(u)
+	u.notices = newNoticeBar(u)
+	u.np = newNowPlaying(u)
+	u.tracks = newTracksPage(u)
+	u.artists = newArtistsPage(u)
+	u.albums = newAlbumsPage(u)
+	u.queue = newQueuePage(u)
+	u.devices = newDevicesPage(u)
+	u.settings = newSettingsPage(u)
+	u.scanBar = newScanView(u)
+	u.pages = map[string]fyne.CanvasObject{
+		PageArtists: u.artists.view, PageAlbums: u.albums.view, PageTracks: u.tracks.view,
+		PageQueue: u.queue.view, PageDevices: u.devices.view, PageSettings: u.settings.view,
+	}
+
+	u.nav = widget.NewList(
+		func() int { return len(pageOrder) },
+		func() fyne.CanvasObject {
+			return container.NewHBox(widget.NewIcon(theme.MediaMusicIcon()), widget.NewLabel("Settings"))
+		},
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Icon).SetResource(pageIcon(pageOrder[id]))
+			c.Objects[1].(*widget.Label).SetText(pageOrder[id])
+		})
+	u.nav.HideSeparators = true
+	u.nav.OnSelected = func(id widget.ListItemID) { u.showPage(pageOrder[id]) }
+
+	logo := widget.NewRichTextFromMarkdown("## furudesk")
+	side := container.NewBorder(
+		container.NewPadded(logo), u.scanBar.view, nil, nil, u.nav)
+	sideBg := canvas.NewRectangle(theme.Color(theme.ColorNameHeaderBackground))
+	sideWrap := container.NewStack(sideBg, container.New(fixedSize{fyne.NewSize(190, 0)}), side)
+
+	u.search = widget.NewEntry()
+	u.search.SetPlaceHolder("Search title, artist, album  (Ctrl+F)")
+	u.search.ActionItem = widget.NewIcon(theme.SearchIcon())
+	u.search.OnChanged = u.setQuery
+	u.pageTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	u.pageTitle.SizeName = theme.SizeNameSubHeadingText
+	u.pageSub = widget.NewLabel("")
+	u.pageSub.Importance = widget.LowImportance
+	searchBox := container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
+	header := container.NewBorder(nil, nil, nil, searchBox,
+		container.NewHBox(u.pageTitle, u.pageSub))
+
+	u.body = container.NewStack()
+	main := container.NewBorder(
+		container.NewVBox(u.banner.view, u.notices.view, container.NewPadded(header)),
+		nil, nil, nil, container.NewPadded(u.body))
+
+	bar := container.NewVBox(widget.NewSeparator(), u.np.view)
+	content := container.NewBorder(nil, bar, container.NewHBox(sideWrap, widget.NewSeparator()), nil, main)
+	u.win.SetContent(content)
+	u.win.Resize(fyne.NewSize(1180, 760))
+	u.nav.Select(2) // Tracks
+}
+
+// ShowPage switches to one of the sidebar's pages (PageTracks, ...).
+func (u *UI) ShowPage(name string) {
+	if _, ok := u.pages[name]; ok {
+		u.showPage(name)
+	}
+}
+
+// showPage switches the main area to one of the sidebar's pages.
+func (u *UI) showPage(name string) {
+	if u.page == name {
+		return
+	}
+	u.page = name
+	for i, p := range pageOrder {
+		if p == name {
+			u.nav.Select(i)
+		}
+	}
+	u.body.Objects = []fyne.CanvasObject{u.pages[name]}
+	u.body.Refresh()
+	u.refreshHeader()
+}
+
+// refreshHeader sets the page title and its count line.
+func (u *UI) refreshHeader() {
+	title, sub := u.page, ""
+	n := 0
+	if u.cat != nil {
+		n = len(u.cat.tracks)
+	}
+	switch u.page {
+	case PageTracks:
+		if u.query != "" {
+			title = "Search"
+			sub = fmt.Sprintf("%s for “%s”", plural(len(u.tracks.list.tracks), "track", "tracks"), u.query)
+		} else {
+			sub = plural(n, "track", "tracks")
+		}
+	case PageAlbums:
+		if u.cat != nil {
+			sub = plural(len(u.cat.albums), "album", "albums")
+		}
+		if u.albums.open != nil {
+			title, sub = "Albums", "› "+u.albums.open.title
+		}
+	case PageArtists:
+		if u.cat != nil {
+			sub = plural(len(u.cat.artists), "artist", "artists")
+		}
+	case PageQueue:
+		sub = plural(u.st.QueueLen, "track", "tracks")
+	case PageDevices:
+		sub = plural(len(u.st.Devices), "device", "devices")
+	}
+	u.pageTitle.SetText(title)
+	u.pageSub.SetText(sub)
+}
+
+// setQuery filters the track list while the user types.
+func (u *UI) setQuery(q string) {
+	u.query = q
+	if q != "" && u.page != PageTracks {
+		u.showPage(PageTracks)
+	}
+	u.tracks.refresh()
+	u.refreshHeader()
+}
+
+// apply renders a new status. Views compare with what they show and redraw
+// only what changed, so frequent statuses cost little.
+func (u *UI) apply(st app.Status) {
+	prev, first := u.st, !u.have
+	u.st, u.stAt, u.have = st, u.now(), true
+
+	u.np.update(st, first)
+	u.banner.update(st)
+	u.queue.update(st, prev, first)
+	u.devices.update(st, prev, first)
+	u.settings.update(st, prev, first)
+	u.scanBar.update(st.Scan)
+	if st.Scan.Running != prev.Scan.Running && u.cat != nil && len(u.cat.tracks) == 0 {
+		u.tracks.refresh()
+	}
+	u.ownerChange(prev, st, first)
+	u.showNotices(st.Notices)
+
+	cur := ""
+	if st.Track != nil {
+		cur = st.Track.ContentID
+	}
+	u.tracks.list.setCurrent(cur)
+	u.artists.tracks.setCurrent(cur)
+	u.albums.tracks.setCurrent(cur)
+
+	if first || st.LibraryVersion != u.libVersion {
+		u.libVersion = st.LibraryVersion
+		u.loadLibrary()
+	}
+	if u.page == PageQueue || u.page == PageDevices {
+		u.refreshHeader()
+	}
+	u.updateTicker()
+}
+
+// position is the playing position now: the last status's position plus
+// the time since it arrived while playing, never past the track's end.
+func (u *UI) position() time.Duration {
+	pos := time.Duration(u.st.PositionMS) * time.Millisecond
+	if u.st.Playing {
+		pos += u.now().Sub(u.stAt)
+	}
+	if u.st.Track != nil && u.st.Track.DurationMS > 0 {
+		pos = min(pos, time.Duration(u.st.Track.DurationMS)*time.Millisecond)
+	}
+	return max(pos, 0)
+}
+
+// updateTicker runs the position ticker only while playing, so an idle or
+// paused window does no work at all.
+func (u *UI) updateTicker() {
+	want := u.ticking && u.st.Playing && u.st.Track != nil
+	switch {
+	case want && u.tickStop == nil:
+		stop := make(chan struct{})
+		u.tickStop = stop
+		every := u.opts.Tick
+		go func() {
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					fyne.Do(u.tick)
+				}
+			}
+		}()
+	case !want:
+		u.stopTicker()
+	}
+}
+
+func (u *UI) stopTicker() {
+	if u.tickStop != nil {
+		close(u.tickStop)
+		u.tickStop = nil
+	}
+}
+
+// tick redraws the extrapolated position.
+func (u *UI) tick() { u.np.showPosition() }
+
+func (u *UI) loadLibrary() {
+	if u.loading {
+		u.loadAgain = true
+		return
+	}
+	u.loading = true
+	u.spawn(func() {
+		ts, err := u.b.Tracks()
+		var cat *catalog
+		if err == nil {
+			cat = buildCatalog(ts)
+		}
+		fyne.Do(func() {
+			u.loading = false
+			if err != nil {
+				u.showError("Could not read your library: " + userError(err))
+			} else {
+				u.setCatalog(cat)
+			}
+			if u.loadAgain {
+				u.loadAgain = false
+				u.loadLibrary()
+			}
+		})
+	})
+}
+
+func (u *UI) setCatalog(c *catalog) {
+	u.cat = c
+	u.tracks.refresh()
+	u.artists.setCatalog(c)
+	u.albums.setCatalog(c)
+	u.refreshHeader()
+}
+
+// run calls a backend intent off the UI goroutine; a failure is shown with
+// what the user was trying to do.
+func (u *UI) run(what string, f func() error) {
+	u.runThen(f, func(err error) {
+		if err != nil {
+			u.showError(what + ": " + userError(err))
+		}
+	})
+}
+
+// runThen calls f off the UI goroutine and then done with its error on the
+// UI goroutine.
+func (u *UI) runThen(f func() error, done func(error)) {
+	u.spawn(func() {
+		err := f()
+		fyne.Do(func() { done(err) })
+	})
+}
+
+// playTracks replaces the queue with tracks and plays from index. Very long
+// lists are cut to a window around the chosen track.
+func (u *UI) playTracks(tracks []*library.Track, index int) {
+	const before, total = 500, 5000
+	lo := 0
+	if len(tracks) > total {
+		lo = max(0, index-before)
+	}
+	hi := min(len(tracks), lo+total)
+	ids := make([]string, 0, hi-lo)
+	for _, t := range tracks[lo:hi] {
+		ids = append(ids, t.ContentID)
+	}
+	u.run("Could not play", func() error { return u.b.PlayTracks(ids, index-lo) })
+}
+
+func (u *UI) enqueue(tracks []*library.Track, next bool) {
+	ids := make([]string, len(tracks))
+	for i, t := range tracks {
+		ids[i] = t.ContentID
+	}
+	what := "Could not add to the queue"
+	if next {
+		what = "Could not queue it to play next"
+	}
+	u.run(what, func() error { return u.b.Enqueue(ids, next) })
+	n := plural(len(tracks), "track", "tracks")
+	if len(tracks) == 1 {
+		n = "“" + tracks[0].Title + "”"
+	}
+	if next {
+		u.notices.info(n + " will play next.")
+	} else {
+		u.notices.info(n + " added to the queue.")
+	}
+}
+
+// trackMenu is the context menu of a track (or of a selection of tracks):
+// play from here, play next, add to queue, go to album or artist.
+func (u *UI) trackMenu(list []*library.Track, index int, sel []*library.Track) *fyne.Menu {
+	items := []*fyne.MenuItem{
+		fyne.NewMenuItemWithIcon("Play", theme.MediaPlayIcon(), func() { u.playTracks(list, index) }),
+		fyne.NewMenuItemWithIcon("Play next", iconQueue, func() { u.enqueue(sel, true) }),
+		fyne.NewMenuItemWithIcon("Add to queue", theme.ContentAddIcon(), func() { u.enqueue(sel, false) }),
+	}
+	if len(sel) == 1 && u.cat != nil {
+		t := sel[0]
+		items = append(items, fyne.NewMenuItemSeparator(),
+			fyne.NewMenuItemWithIcon("Go to album", iconAlbum, func() { u.goToAlbum(t) }))
+		if len(t.Artists) > 0 {
+			items = append(items, fyne.NewMenuItemWithIcon("Go to artist", iconArtists, func() { u.goToArtist(t.Artists[0]) }))
+		}
+	}
+	return fyne.NewMenu("", items...)
+}
+
+func (u *UI) goToAlbum(t *library.Track) {
+	if u.cat == nil {
+		return
+	}
+	for _, a := range u.cat.albums {
+		for _, at := range a.tracks {
+			if at == t {
+				u.clearSearch()
+				u.showPage(PageAlbums)
+				u.albums.openAlbum(a)
+				return
+			}
+		}
+	}
+}
+
+func (u *UI) goToArtist(name string) {
+	if u.cat == nil {
+		return
+	}
+	for i, a := range u.cat.artists {
+		if a.name == name {
+			u.clearSearch()
+			u.showPage(PageArtists)
+			u.artists.list.Select(i)
+			u.artists.list.ScrollTo(i)
+			return
+		}
+	}
+}
+
+func (u *UI) clearSearch() {
+	if u.search.Text != "" {
+		u.search.SetText("")
+	}
+}
+
+// showError tells the user that something they asked for failed.
+func (u *UI) showError(msg string) { u.notices.add("error", msg) }
+
+// ownerChange tells the user when playback moved away from or to this
+// device: an in-app notice and a desktop notification.
+func (u *UI) ownerChange(prev, st app.Status, first bool) {
+	if first || prev.Owner == st.Owner || st.Owner == "" || prev.Owner == "" {
+		return
+	}
+	var msg string
+	switch {
+	case st.Owner == st.DeviceID:
+		msg = "Playback moved to this device."
+	case prev.Owner == st.DeviceID:
+		msg = "Playback moved to " + ownerName(st) + "."
+	default:
+		msg = "Now playing on " + ownerName(st) + "."
+	}
+	u.notices.add("info", msg)
+	u.fa.SendNotification(fyne.NewNotification("furudesk", msg))
+}
+
+// ownerName names the device that owns the output.
+func ownerName(st app.Status) string {
+	if st.OwnerName != "" {
+		return st.OwnerName
+	}
+	for _, d := range st.Devices {
+		if d.DeviceID == st.Owner && d.Name != "" {
+			return d.Name
+		}
+	}
+	return "another device"
+}
+
+// showNotices shows each of the app's notices once.
+func (u *UI) showNotices(ns []app.Notice) {
+	for _, n := range ns {
+		if n.ID <= u.seenID {
+			continue
+		}
+		u.seenID = n.ID
+		u.notices.add(n.Level, n.Text)
+	}
+}
+
+// setupKeys installs the keyboard: space play/pause, ←/→ seek 5 s,
+// Ctrl+←/→ previous/next, Ctrl+F search, Ctrl+, settings, Escape leaves the
+// search field.
+func (u *UI) setupKeys() {
+	c := u.win.Canvas()
+	c.SetOnTypedKey(u.typedKey)
+	mod := fyne.KeyModifierShortcutDefault
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: mod}, func(fyne.Shortcut) { u.prev() })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: mod}, func(fyne.Shortcut) { u.next() })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: mod}, func(fyne.Shortcut) { u.focusSearch() })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: mod}, func(fyne.Shortcut) { u.clearSearch(); u.showPage(PageSettings) })
+}
+
+func (u *UI) typedKey(e *fyne.KeyEvent) {
+	switch e.Name {
+	case fyne.KeySpace:
+		u.togglePlay()
+	case fyne.KeyLeft:
+		u.seekBy(-5 * time.Second)
+	case fyne.KeyRight:
+		u.seekBy(5 * time.Second)
+	}
+}
+
+func (u *UI) focusSearch() {
+	u.win.Canvas().Focus(u.search)
+}
+
+func (u *UI) togglePlay() {
+	u.run("Could not play or pause", u.b.TogglePlay)
+}
+
+func (u *UI) next() { u.run("Could not skip to the next track", u.b.Next) }
+func (u *UI) prev() { u.run("Could not go back", u.b.Prev) }
+
+func (u *UI) seekBy(d time.Duration) {
+	if u.st.Track == nil {
+		return
+	}
+	u.seekTo(u.position() + d)
+}
+
+// seekTo seeks and shows the new position at once; the next status
+// confirms it.
+func (u *UI) seekTo(pos time.Duration) {
+	if u.st.Track == nil {
+		return
+	}
+	pos = max(pos, 0)
+	if d := time.Duration(u.st.Track.DurationMS) * time.Millisecond; d > 0 {
+		pos = min(pos, d)
+	}
+	u.st.PositionMS, u.stAt = pos.Milliseconds(), u.now()
+	u.np.showPosition()
+	u.run("Could not seek", func() error { return u.b.Seek(pos) })
+}
+
+var _ = layout.NewSpacer
