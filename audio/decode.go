@@ -77,7 +77,15 @@ func NewDecoder(r io.ReadSeeker, name string, sampleRate int) (d *Decoder, err e
 			return nil, err
 		}
 		info.SourceRate, info.SourceChannels = h.rate, h.channels
-		s, err := wav.DecodeWithSampleRate(sampleRate, r)
+		var src io.ReadSeeker = r
+		if h.present != h.declared {
+			// A truncated file (or a streaming header's 0xffffffff): ebiten
+			// would pad the missing part with silence, so tell it the truth.
+			var b [4]byte
+			binary.LittleEndian.PutUint32(b[:], h.present)
+			src = &overlay{r: r, off: h.sizeAt, patch: b[:]}
+		}
+		s, err := wav.DecodeWithSampleRate(sampleRate, src)
 		if err != nil {
 			return nil, fmt.Errorf("%w: wav: %v", ErrCorrupt, err)
 		}
@@ -220,7 +228,11 @@ func durationToFrames(d time.Duration, rate int) int64 {
 	return int64(d/time.Second)*r + int64(d%time.Second)*r/int64(time.Second)
 }
 
-type wavHeader struct{ rate, channels, bits int }
+type wavHeader struct {
+	rate, channels, bits int
+	sizeAt               int64  // offset of the data chunk's size field
+	declared, present    uint32 // data bytes the header claims / the file holds
+}
 
 // maxWAVChunks bounds the chunks walked before "data".
 const maxWAVChunks = 64
@@ -249,6 +261,9 @@ func checkWAV(r io.ReadSeeker) (h wavHeader, err error) {
 			if h.rate == 0 {
 				return h, fmt.Errorf("%w: wav: data before fmt", ErrCorrupt)
 			}
+			align := int64(h.channels * h.bits / 8)
+			h.sizeAt, h.declared = pos-4, uint32(n)
+			h.present = uint32(min(n, size-pos) / align * align)
 			_, err := r.Seek(0, io.SeekStart)
 			return h, err
 		case "fmt ":
@@ -341,4 +356,31 @@ func probeVorbis(r io.ReadSeeker) (rate, channels int) {
 		}
 	}
 	return 0, 0
+}
+
+// overlay reads r with patch laid over the bytes at off.
+type overlay struct {
+	r     io.ReadSeeker
+	off   int64
+	patch []byte
+	pos   int64
+}
+
+func (o *overlay) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	for i := 0; i < n; i++ {
+		if at := o.pos + int64(i) - o.off; at >= 0 && at < int64(len(o.patch)) {
+			p[i] = o.patch[at]
+		}
+	}
+	o.pos += int64(n)
+	return n, err
+}
+
+func (o *overlay) Seek(offset int64, whence int) (int64, error) {
+	pos, err := o.r.Seek(offset, whence)
+	if err == nil {
+		o.pos = pos
+	}
+	return pos, err
 }

@@ -207,6 +207,15 @@ func TestWAVHeaderLimits(t *testing.T) {
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want ErrTooLarge", err)
 	}
+	// Truncated: the header claims 1 s, the file holds 100 frames.
+	tr := wavBytes(44100, 2, 44100, sine(440, 0.5, 44100))[:44+400]
+	d, err := NewDecoder(bytes.NewReader(tr), "t.wav", 44100)
+	if err != nil {
+		t.Fatalf("truncated wav: %v", err)
+	}
+	if x := decodeAll(t, d); len(x) != 100 || d.Info().Frames != 100 {
+		t.Fatalf("truncated wav gave %d frames (header %d), want the 100 present", len(x), d.Info().Frames)
+	}
 	w := wavBytes(44100, 2, 10, sine(440, 0.5, 44100))
 	w[34] = 24 // 24-bit
 	if _, err := NewDecoder(bytes.NewReader(w), "x.wav", 44100); !errors.Is(err, ErrUnsupported) {

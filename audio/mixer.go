@@ -236,10 +236,47 @@ func (m *mixer) release(consumed int64) bool {
 	return true
 }
 
-func (m *mixer) setPaused(p bool) {
+// pause writes silence from now on. consumed is the first frame the device
+// has not taken yet (-1 unknown): the caller mutes the device when pause
+// returns true, so the frames after it are never heard, and the current
+// track rewinds to that frame to resume without losing them.
+func (m *mixer) pause(consumed int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.paused = p
+	if m.paused {
+		return false
+	}
+	m.paused = true
+	if m.cur == nil || consumed < 0 || consumed >= m.written {
+		return false
+	}
+	j := -1
+	for x := len(m.marks) - 1; x >= 0; x-- {
+		if m.marks[x].at <= consumed {
+			j = x
+			break
+		}
+	}
+	if j < 0 || m.marks[j].silent || m.marks[j].track != m.cur.track {
+		// Silence, or the buffer already holds the next track: no rewind;
+		// at most the device buffer of the ending track goes unheard.
+		return false
+	}
+	k := m.marks[j]
+	m.cur.seek(k.pos + consumed - k.at)
+	m.marks = append(m.marks[:j+1], mark{at: consumed, silent: true})
+	if k.at == consumed {
+		m.marks = append(m.marks[:j], mark{at: consumed, silent: true})
+	}
+	m.held = true
+	m.stopAt = m.written
+	return true
+}
+
+func (m *mixer) resume() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.paused = false
 }
 
 func (m *mixer) isPaused() bool {

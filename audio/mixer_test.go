@@ -122,30 +122,60 @@ func TestMixerGapless(t *testing.T) {
 	}
 }
 
-// TestMixerPauseResume: pause writes silence at once; resume continues at
-// the very next frame; the consumed position is where the sound stopped.
+// TestMixerPauseResume: pause writes silence at once and rewinds to the
+// first frame the device had not taken (the caller mutes the rest), and
+// resume continues exactly there once the muted frames are gone.
 func TestMixerPauseResume(t *testing.T) {
 	var log errLog
 	m := newMixer(testRate, 16, log.add)
 	a, want := toneSource("a", 440, testRate)
 	ta := m.play(a, 0)
 	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
-	got := pull(m, 1000)
-	m.setPaused(true)
+	got := pull(m, 1000)[:600] // the device took 600; 400 are buffered and get muted
+	if !m.pause(600) {
+		t.Fatal("pause with frames buffered must ask for a mute")
+	}
+	if m.pause(600) {
+		t.Fatal("a second pause must do nothing")
+	}
 	for i, v := range pull(m, 441) {
 		if v != 0 {
 			t.Fatalf("paused frame %d = %d, want silence", i, v)
 		}
 	}
-	st := m.observe(1000 + 441)
-	if st.playing || st.track != ta || st.pos != 1000 || !st.paused {
-		t.Fatalf("paused state = %+v, want not playing, track a at frame 1000", st)
+	if st := m.observe(600); !st.playing || st.pos != 600 {
+		t.Fatalf("state at 600 = %+v, want playing at 600", st)
 	}
-	m.setPaused(false)
+	st := m.observe(1000 + 441)
+	if st.playing || st.track != ta || st.pos != 600 || !st.paused {
+		t.Fatalf("paused state = %+v, want not playing, track a at frame 600", st)
+	}
+	m.resume()
+	for i, v := range pull(m, 100) {
+		if v != 0 {
+			t.Fatalf("frame %d before the muted frames are gone = %d, want silence", i, v)
+		}
+	}
+	if m.release(999) {
+		t.Fatal("released before the device took every muted frame")
+	}
+	if !m.release(1000) {
+		t.Fatal("not released after the device took every muted frame")
+	}
+	waitFor(t, "sound after resume", func() bool {
+		x := pull(m, 64)
+		for i, v := range x {
+			if v != 0 {
+				got = append(got, x[i:]...)
+				return true
+			}
+		}
+		return false
+	})
 	got = append(got, pull(m, 1000)...)
 	for i, v := range got {
 		if v != want(i) {
-			t.Fatalf("frame %d after resume = %d, want %d", i, v, want(i))
+			t.Fatalf("frame %d across pause/resume = %d, want %d", i, v, want(i))
 		}
 	}
 }

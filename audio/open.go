@@ -42,10 +42,10 @@ func Open(opts Options) (*Output, error) {
 			return
 		}
 		p := ctx.NewPlayer(out.mix)
-		// The player's own buffer adds to the device's latency: keep it at
-		// one device period (oto uses two periods per buffer), the least
-		// that lets every device write find a full period.
-		p.SetBufferSize(int(durationToFrames(o.BufferSize/2, o.SampleRate)) * bytesPerFrame)
+		// The player's own buffer holds two device periods (oto splits the
+		// device buffer in two), so a late refill does not underrun; Stop
+		// and Pause mute it, so it adds no latency to silence.
+		p.SetBufferSize(int(durationToFrames(o.BufferSize, o.SampleRate)) * bytesPerFrame)
 		p.Play()
 		out.attach(&otoDevice{ctx: ctx, p: p})
 	}()

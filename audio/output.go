@@ -115,13 +115,30 @@ func (o *Output) PrepareNext(src Source) Track {
 	return o.mix.prepare(src)
 }
 
-// Pause makes the output silent (within about 1.5*BufferSize: what the
-// device buffers still plays, so nothing is lost) and keeps the position;
-// the device stays open and measured.
-func (o *Output) Pause() { o.mix.setPaused(true) }
+// Pause makes the output silent within about BufferSize: the device mutes
+// what it buffers and the track rewinds to the first frame not yet handed
+// to the device, so Resume loses nothing. The device stays open and
+// measured.
+func (o *Output) Pause() {
+	if o.mix.pause(o.consumedNow()) {
+		o.setMuted(true)
+	}
+}
 
 // Resume continues after Pause at the position where the sound stopped.
-func (o *Output) Resume() { o.mix.setPaused(false) }
+func (o *Output) Resume() { o.mix.resume() }
+
+// consumedNow is the first frame the device has not taken, or -1 without
+// a device. written is read before Buffered, so it errs early: a rewind
+// repeats a few frames rather than losing them.
+func (o *Output) consumedNow() int64 {
+	d := o.device()
+	if d == nil {
+		return -1
+	}
+	w := o.mix.writtenFrames()
+	return w - int64(d.Buffered()/bytesPerFrame)
+}
 
 // Stop drops the current and prepared tracks and mutes what the device
 // still buffers: silence within about BufferSize. No Finished follows for

@@ -140,8 +140,8 @@ func TestActivityFollowsConsumption(t *testing.T) {
 	if evs := drain(o); len(evs) != 1 || evs[0] != (Activity{Playing: false}) {
 		t.Fatalf("after the pause reached the device: %+v", evs)
 	}
-	if r := o.Report(); r.Playing || r.Pos != framesToDuration(4410, testRate) {
-		t.Fatalf("paused report %+v, want position 4410 frames", r)
+	if r := o.Report(); r.Playing || r.Pos != framesToDuration(3969, testRate) {
+		t.Fatalf("paused report %+v, want position 3969 frames (rewound to the first frame the device had not taken)", r)
 	}
 	o.SetVolume(50)
 	if d.gain != 0.125 {
