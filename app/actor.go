@@ -1,0 +1,938 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/furudesk/furudesk/audio"
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/storage"
+)
+
+// settingPassive is the settings key of the always-on profile.
+const settingPassive = "passive"
+
+// actor is the one goroutine that owns the engine and the player state.
+// Nothing else touches its fields.
+type actor struct {
+	app   *App
+	opts  Options
+	log   *slog.Logger
+	store Store
+	out   Output
+	tr    Transport
+	lib   Library
+	clock engine.Clock
+
+	e       *engine.Engine
+	self    engine.DeviceID
+	group   string
+	name    string
+	cfg     engine.Config // stored config (Passive adjusts the effective one)
+	passive bool
+
+	st   PlayerState   // the shared state as this device knows it
+	stAt time.Duration // when st.PositionMS was true
+
+	persisted   storage.QueueState // last committed queue/transport
+	persistedAt time.Duration
+
+	// What the local output is doing.
+	cur       audio.Track
+	curCID    string
+	curIdx    int
+	paused    bool
+	rendering bool // MayRender as last applied to the output
+
+	lastOut     engine.Output
+	lastHB      time.Duration
+	heartbeated bool
+
+	pendingSeq uint64 // our latest command to the owner, not yet acknowledged
+	pendingAt  time.Duration
+
+	notices  []Notice
+	noticeID uint64
+	scan     ScanStatus
+	libVer   uint64
+	folders  []string
+	scanStop context.CancelFunc
+}
+
+// intent is one typed message of the actor's inbox.
+type intent interface{ handle(a *actor) }
+
+type controlIntent struct {
+	c     Control
+	reply chan error
+}
+type transferIntent struct {
+	to    engine.DeviceID
+	reply chan error
+}
+type configIntent struct {
+	cfg   engine.Config
+	reply chan error
+}
+type passiveIntent struct {
+	on    bool
+	reply chan error
+}
+type nameIntent struct {
+	name  string
+	reply chan error
+}
+type folderIntent struct {
+	path  string
+	add   bool
+	reply chan error
+}
+type scanIntent struct{ reply chan error }
+type noticeIntent struct{ level, text string }
+type refreshIntent struct{}
+type scanProgress struct{ p library.Progress }
+type scanDone struct {
+	res library.ScanResult
+	err error
+}
+
+// answer publishes the status the intent produced, then replies, so a
+// caller that reads Status after the reply sees its effect.
+func (a *actor) answer(reply chan error, err error) {
+	a.publishStatus()
+	reply <- err
+}
+
+func (i controlIntent) handle(a *actor)  { a.answer(i.reply, a.control(i.c)) }
+func (i transferIntent) handle(a *actor) { a.answer(i.reply, a.transfer(i.to)) }
+func (i configIntent) handle(a *actor)   { a.answer(i.reply, a.setConfig(i.cfg, a.passive)) }
+func (i passiveIntent) handle(a *actor)  { a.answer(i.reply, a.setConfig(a.cfg, i.on)) }
+func (i nameIntent) handle(a *actor) {
+	err := a.store.SetDeviceName(i.name)
+	if err == nil {
+		a.name = i.name
+	}
+	a.answer(i.reply, err)
+}
+func (i folderIntent) handle(a *actor) { a.answer(i.reply, a.folder(i.path, i.add)) }
+func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.startScan()) }
+func (i noticeIntent) handle(a *actor) { a.notice(i.level, i.text) }
+func (refreshIntent) handle(*actor)    {}
+func (i scanProgress) handle(a *actor) {
+	a.scan.Done, a.scan.Found, a.scan.Current = i.p.Done, i.p.Found, i.p.Current
+}
+func (i scanDone) handle(a *actor) {
+	a.scan.Running, a.scan.Current = false, ""
+	a.scan.Errors = i.res.Skipped
+	a.libVer++
+	if i.err != nil && !errors.Is(i.err, context.Canceled) {
+		a.notice("error", "Scan failed: "+i.err.Error())
+		return
+	}
+	a.notice("info", fmt.Sprintf("Library scanned: %d tracks found, %d added, %d removed",
+		i.res.Found, i.res.Added, i.res.Removed))
+}
+
+func newActor(app *App, opts Options, deps Deps) (*actor, error) {
+	a := &actor{app: app, opts: opts, log: opts.Logger, store: deps.Store, out: deps.Output,
+		tr: deps.Transport, lib: deps.Library, clock: opts.Clock}
+	a.self = a.tr.ID()
+	a.group = a.tr.Group()
+	a.name = opts.Name
+	for _, d := range a.tr.Devices() {
+		if d.Self && a.name == "" {
+			a.name = d.Name
+		}
+	}
+
+	cfg, err := a.store.PlaybackConfig()
+	if err != nil {
+		a.notice("error", "Stored playback settings are invalid, using the defaults: "+err.Error())
+		cfg = engine.DefaultConfig()
+	}
+	if opts.Config != nil {
+		if err := a.store.SetPlaybackConfig(*opts.Config); err != nil {
+			return nil, err
+		}
+		cfg = *opts.Config
+	}
+	a.cfg = cfg
+	if v, ok, err := a.store.Setting(settingPassive); err == nil && ok {
+		a.passive = v == "true"
+	}
+	if opts.Passive && !a.passive {
+		if err := a.store.SetSetting(settingPassive, "true"); err != nil {
+			return nil, err
+		}
+		a.passive = true
+	}
+	if opts.Name != "" {
+		if err := a.store.SetDeviceName(opts.Name); err != nil {
+			return nil, err
+		}
+	}
+	if err := a.store.SetGroup(a.group); err != nil {
+		return nil, err
+	}
+	a.e, err = a.engineFor(a.group)
+	if err != nil {
+		return nil, err
+	}
+	q, err := a.store.Queue()
+	if err != nil {
+		return nil, err
+	}
+	a.st = stateFromDurable(q)
+	a.persisted = a.st.durable()
+	a.stAt, a.persistedAt = a.clock.Now(), a.clock.Now()
+	if a.folders, err = a.store.LibraryFolders(); err != nil {
+		return nil, err
+	}
+	for _, m := range opts.Music {
+		if err := a.addFolder(m); err != nil {
+			return nil, err
+		}
+	}
+	// Step 1 of the driver contract: one startup intent per launch.
+	if err := a.run(func(*txn) error {
+		a.e.RequestStartup()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if a.lib != nil && len(a.folders) > 0 {
+		_ = a.startScan()
+	}
+	return a, nil
+}
+
+// effective is the config the engine runs with: the stored one, with
+// startup claims and failover off for the passive profile.
+func (a *actor) effective() engine.Config {
+	c := a.cfg
+	if a.passive {
+		c.ClaimOnStartup, c.AutomaticFailover = false, false
+	}
+	return c
+}
+
+// engineFor restores the checkpoint of group, or starts a new engine.
+func (a *actor) engineFor(group string) (*engine.Engine, error) {
+	cp, ok, err := a.store.LoadCheckpoint(group)
+	if err != nil {
+		return nil, err
+	}
+	if ok && cp.Device == a.self {
+		return engine.Restore(cp, group, a.effective(), a.clock)
+	}
+	return engine.New(a.self, group, a.effective(), a.clock)
+}
+
+func (a *actor) loop(ticks <-chan time.Time) {
+	var trEv <-chan devicesync.Event = a.tr.Events()
+	var outEv <-chan audio.Event
+	if a.out != nil {
+		outEv = a.out.Events()
+	}
+	for {
+		select {
+		case <-a.app.quit:
+			a.shutdown()
+			return
+		case in := <-a.app.inbox:
+			in.handle(a)
+		case ev, ok := <-trEv:
+			if !ok {
+				trEv = nil
+				continue
+			}
+			a.peerEvent(ev)
+		case ev, ok := <-outEv:
+			if !ok {
+				outEv = nil
+				continue
+			}
+			a.audioEvent(ev)
+		case <-ticks:
+			a.tick()
+		}
+		a.publishStatus()
+	}
+}
+
+func (a *actor) shutdown() {
+	if a.scanStop != nil {
+		a.scanStop()
+	}
+	_ = a.run(func(tx *txn) error {
+		tx.persistPos = true
+		return nil
+	})
+	if a.out != nil {
+		a.out.Stop()
+	}
+}
+
+// txn collects what one transition wants to do after its commit.
+type txn struct {
+	persistPos bool
+	publish    bool
+	sends      []send
+	ch         change
+	fence      *engine.CommandStamp // an accepted command's stamp, rechecked before effects
+}
+
+type send struct {
+	to      engine.DeviceID
+	stamp   engine.CommandStamp
+	handoff bool
+	body    json.RawMessage
+}
+
+// run is one transition, following engine/doc.go: mutate (engine and
+// state), persist the durable changes in one commit, publish, apply the
+// audio effects after rechecking fences, Advance. When the mutation or the
+// commit fails, the engine and the state are restored and nothing is
+// executed or sent.
+func (a *actor) run(f func(tx *txn) error) error {
+	prevE, prevSt, prevStAt := a.e.Clone(), a.st.clone(), a.stAt
+	restore := func() { a.e, a.st, a.stAt = prevE, prevSt, prevStAt }
+	tx := &txn{}
+	if err := f(tx); err != nil {
+		restore()
+		return err
+	}
+	effect := a.plan(tx)
+
+	var rd engine.Ready
+	has := a.e.HasReady()
+	if has {
+		rd = a.e.Ready()
+	}
+	// 3a. Persist.
+	t := storage.Transition{}
+	if has && rd.PersistCheckpoint {
+		cp := rd.Checkpoint
+		t.Checkpoint = &cp
+	}
+	now := a.clock.Now()
+	q := a.st.durable()
+	q.PositionMS = a.persisted.PositionMS
+	if tx.persistPos || !a.sameTransport(q.Transport) || !sameItems(q.Items, a.persisted.Items) {
+		q.PositionMS = a.posNow()
+	}
+	switch {
+	case !sameItems(q.Items, a.persisted.Items):
+		t.Queue = &q
+	case q.Transport != a.persisted.Transport:
+		tr := q.Transport
+		t.Transport = &tr
+	}
+	if !t.Empty() {
+		if err := a.store.Commit(t); err != nil {
+			restore()
+			a.notice("error", "Could not save the player state: "+err.Error())
+			return fmt.Errorf("app: could not save: %w", err)
+		}
+		if t.Queue != nil || t.Transport != nil {
+			a.persisted, a.persistedAt = q, now
+		}
+	}
+	// 3b. Publish: the announcement (with our snapshot), then commands.
+	if (has && rd.Gossip) || tx.publish {
+		a.publishSnapshot()
+	}
+	for _, s := range tx.sends {
+		if _, err := a.tr.SendCommand(s.to, s.stamp, s.handoff, s.body); err != nil {
+			a.notice("error", "Could not reach "+a.deviceName(s.to)+": "+err.Error())
+		}
+	}
+	// 3c. Apply.
+	effect()
+	// 3d. Advance.
+	if has {
+		a.e.Advance()
+	}
+	return nil
+}
+
+func (a *actor) sameTransport(t storage.Transport) bool {
+	p := a.persisted.Transport
+	p.PositionMS, t.PositionMS = 0, 0
+	return p == t
+}
+
+func sameItems(x, y []storage.QueueItem) bool {
+	return slices.EqualFunc(x, y, func(a, b storage.QueueItem) bool {
+		return a.ContentID == b.ContentID && string(a.Meta) == string(b.Meta)
+	})
+}
+
+// posNow is the position of the current track now: measured at the output
+// while it renders it, else extrapolated from the last known state.
+func (a *actor) posNow() int64 {
+	if a.rendering && a.out != nil && a.cur.Seq != 0 {
+		r := a.out.Report()
+		if r.Track == a.cur {
+			return r.Pos.Milliseconds()
+		}
+	}
+	return a.st.extrapolate(a.clock.Now() - a.stAt)
+}
+
+// anchor makes st.PositionMS the position now.
+func (a *actor) anchor() {
+	a.st.PositionMS = a.posNow()
+	a.stAt = a.clock.Now()
+}
+
+// plan decides, before the commit, what the output must do after it, so
+// any state it changes (skipping tracks this device lacks) is committed
+// with the transition. The returned effect runs after the commit.
+func (a *actor) plan(tx *txn) func() {
+	render := a.e.MayRender()
+	takeover := render && !a.rendering
+	if !render {
+		return func() {
+			if a.rendering || a.cur.Seq != 0 {
+				a.stopAudio()
+			}
+			a.rendering = false
+		}
+	}
+	if takeover {
+		a.anchor()
+		a.st.Term = a.e.Claim()
+		clear(a.st.Acks)
+		tx.publish = true
+	}
+	ch := tx.ch
+	wantTrack := takeover || ch.track || (a.st.Playing && a.cur.Seq == 0)
+	if wantTrack && a.st.Playing {
+		a.skipMissing(tx)
+	}
+	if a.out == nil {
+		return func() { a.rendering = a.e.MayRender() }
+	}
+	st := a.st.clone()
+	fence := tx.fence
+	return func() {
+		// Rechecked right before the effect reaches the output.
+		if !a.e.MayRender() {
+			a.stopAudio()
+			a.rendering = false
+			return
+		}
+		if fence != nil && !a.e.Fence(*fence) {
+			return
+		}
+		a.rendering = true
+		if takeover || ch.volume {
+			a.out.SetVolume(st.Volume)
+		}
+		e, ok := st.current()
+		switch {
+		case !ok || ch.stopped:
+			a.stopAudio()
+		case st.Playing && (wantTrack || a.curCID != e.ContentID || a.curIdx != st.Index):
+			a.playEntry(st, e)
+		case st.Playing:
+			if ch.seek {
+				a.out.Seek(time.Duration(st.PositionMS) * time.Millisecond)
+			}
+			if a.paused {
+				a.out.Resume()
+				a.paused = false
+			}
+		default: // paused
+			if a.cur.Seq != 0 && (ch.track || a.curCID != e.ContentID) {
+				a.stopAudio()
+			}
+			if a.cur.Seq != 0 {
+				if ch.seek {
+					a.out.Seek(time.Duration(st.PositionMS) * time.Millisecond)
+				}
+				if !a.paused {
+					a.out.Pause()
+					a.paused = true
+				}
+			}
+		}
+	}
+}
+
+func (a *actor) playEntry(st PlayerState, e Entry) {
+	t, err := a.store.TrackByContentID(e.ContentID)
+	if err != nil {
+		a.stopAudio()
+		return
+	}
+	a.cur = a.out.Play(audio.FileSource(e.ContentID, t.Path), time.Duration(st.PositionMS)*time.Millisecond)
+	a.curCID, a.curIdx, a.paused = e.ContentID, st.Index, false
+}
+
+func (a *actor) stopAudio() {
+	if a.out != nil && a.cur.Seq != 0 {
+		a.out.Stop()
+	}
+	a.cur, a.curCID, a.curIdx, a.paused = audio.Track{}, "", -1, false
+}
+
+// skipMissing moves past queue entries this device has no file for, with a
+// notice; when none is playable it stops.
+func (a *actor) skipMissing(tx *txn) {
+	for range len(a.st.Queue) {
+		e, ok := a.st.current()
+		if !ok {
+			return
+		}
+		if _, err := a.store.TrackByContentID(e.ContentID); err == nil {
+			return
+		}
+		a.notice("error", fmt.Sprintf("%q is not in this device's library: skipped", e.Title))
+		tx.publish = true
+		if !a.st.advance() || a.st.Index == 0 && a.st.Repeat != "all" {
+			break
+		}
+	}
+	if _, ok := a.st.current(); ok {
+		if _, err := a.store.TrackByContentID(a.st.Queue[a.st.Index].ContentID); err == nil {
+			return
+		}
+	}
+	a.st.Playing = false
+	tx.ch.stopped = true
+	a.notice("error", "Nothing in the queue can be played on this device")
+}
+
+// control runs a transport intent: locally when this device renders (or
+// nobody owns the output yet), else as a stamped command to the owner.
+func (a *actor) control(c Control) error {
+	if c.Op == OpToggle {
+		c.Op = OpResume
+		if a.st.Playing {
+			c.Op = OpPause
+		}
+	}
+	owner := a.e.Owner()
+	if owner == a.self || owner == "" {
+		return a.run(func(tx *txn) error {
+			a.anchor()
+			ch, err := a.st.apply(c, a.st.PositionMS)
+			if err != nil {
+				return err
+			}
+			tx.ch, tx.publish = ch, true
+			if ch.pause || ch.stopped || ch.track {
+				tx.persistPos = true
+			}
+			if owner == "" && a.st.Playing {
+				// Nobody owns the output yet: pressing play here selects it.
+				if _, err := a.e.Transfer(a.self); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return a.run(func(tx *txn) error {
+		a.anchor()
+		body, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		// Optimistic: show the effect now; the owner's snapshot confirms it.
+		if _, err := a.st.apply(c, a.st.PositionMS); err != nil {
+			return err
+		}
+		stamp, err := a.e.Stamp()
+		if err != nil {
+			return err
+		}
+		a.pendingSeq, a.pendingAt = stamp.Sequence, a.clock.Now()
+		tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
+		return nil
+	})
+}
+
+// transfer hands the output to device to with the queue, track, position
+// and play state.
+func (a *actor) transfer(to engine.DeviceID) error {
+	if to == "" {
+		return errors.New("app: no device given")
+	}
+	if to != a.self && !a.isMember(to) {
+		return fmt.Errorf("app: %s is not a device of this group", to)
+	}
+	if to == a.e.Owner() {
+		return nil
+	}
+	return a.run(func(tx *txn) error {
+		a.anchor()
+		stamp, err := a.e.Transfer(to)
+		if err != nil {
+			return err
+		}
+		if to == a.self {
+			return nil
+		}
+		st := a.st.clone()
+		st.Acks = nil
+		body, err := json.Marshal(Control{Op: OpHandoff, State: &st})
+		if err != nil {
+			return err
+		}
+		tx.sends = append(tx.sends, send{to: to, stamp: stamp, handoff: true, body: body})
+		a.notice("info", "Playing on "+a.deviceName(to))
+		return nil
+	})
+}
+
+func (a *actor) isMember(id engine.DeviceID) bool {
+	for _, d := range a.tr.Devices() {
+		if d.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *actor) deviceName(id engine.DeviceID) string {
+	if id == a.self && a.name != "" {
+		return a.name
+	}
+	for _, d := range a.tr.Devices() {
+		if d.ID == id && d.Name != "" {
+			return d.Name
+		}
+	}
+	return string(id)
+}
+
+func (a *actor) peerEvent(ev devicesync.Event) {
+	switch ev := ev.(type) {
+	case devicesync.SnapshotReceived:
+		a.snapshot(ev)
+	case devicesync.CommandReceived:
+		a.command(ev)
+	case devicesync.GroupChanged:
+		a.groupChanged(ev.Group)
+	case devicesync.PairingRequest:
+		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
+	case devicesync.PeerOnline, devicesync.PeerOffline:
+	}
+}
+
+func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
+	_ = a.run(func(tx *txn) error {
+		if err := a.e.Announce(ev.From, ev.Coordination); err != nil {
+			return nil // rejected: dropped and counted by the engine
+		}
+		if ev.From != a.e.Owner() || a.e.MayRender() {
+			return nil
+		}
+		var ps PlayerState
+		if err := json.Unmarshal(ev.State, &ps); err != nil || ps.validate() != nil {
+			return nil
+		}
+		now := a.clock.Now()
+		if a.pendingSeq != 0 {
+			if ps.Acks[a.self] < a.pendingSeq && now-a.pendingAt < PendingHold {
+				return nil // does not reflect our command yet: keep our view
+			}
+			a.pendingSeq = 0
+		}
+		a.st, a.stAt = ps, now
+		return nil
+	})
+}
+
+func (a *actor) command(ev devicesync.CommandReceived) {
+	_ = a.run(func(tx *txn) error {
+		if a.e.Receive(ev.From, ev.Stamp, ev.Handoff) != engine.Accepted {
+			return nil
+		}
+		var c Control
+		if err := json.Unmarshal(ev.Body, &c); err != nil {
+			return nil
+		}
+		if ev.Handoff != (c.Op == OpHandoff) {
+			return nil
+		}
+		a.anchor()
+		if c.Op == OpHandoff && c.State != nil {
+			// Already playing that track close to that position (we
+			// learned the claim from an announcement first): no restart.
+			if e, ok := c.State.current(); ok && a.curCID == e.ContentID && a.curIdx == c.State.Index &&
+				abs(a.posNow()-c.State.PositionMS) < 1500 && a.cur.Seq != 0 {
+				c.State.PositionMS = a.posNow()
+				ch, err := a.st.apply(c, a.st.PositionMS)
+				if err == nil {
+					ch.track = false
+					tx.ch = ch
+				}
+				return a.ack(tx, ev)
+			}
+		}
+		ch, err := a.st.apply(c, a.st.PositionMS)
+		if err != nil {
+			a.notice("error", "A command from "+a.deviceName(ev.From)+" failed: "+err.Error())
+			return a.ack(tx, ev)
+		}
+		tx.ch = ch
+		if ch.pause || ch.stopped || ch.track {
+			tx.persistPos = true
+		}
+		if c.Op == OpHandoff {
+			a.notice("info", "Playing here (from "+a.deviceName(ev.From)+")")
+		}
+		return a.ack(tx, ev)
+	})
+}
+
+func (a *actor) ack(tx *txn, ev devicesync.CommandReceived) error {
+	if a.st.Acks == nil || a.st.Term != ev.Stamp.Claim {
+		a.st.Acks = map[engine.DeviceID]uint64{}
+		a.st.Term = ev.Stamp.Claim
+	}
+	if len(a.st.Acks) < engine.MaxSendersPerTerm || a.st.Acks[ev.From] != 0 {
+		a.st.Acks[ev.From] = ev.Stamp.Sequence
+	}
+	s := ev.Stamp
+	tx.fence = &s
+	tx.publish = true
+	return nil
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func (a *actor) groupChanged(group string) {
+	if group == "" || group == a.group {
+		return
+	}
+	_ = a.run(func(*txn) error {
+		if err := a.store.SetGroup(group); err != nil {
+			return err
+		}
+		e, err := a.engineFor(group)
+		if err != nil {
+			return err
+		}
+		a.e, a.group = e, group
+		a.pendingSeq = 0
+		return nil
+	})
+	a.notice("info", "This device is now in group "+group)
+}
+
+func (a *actor) audioEvent(ev audio.Event) {
+	switch ev := ev.(type) {
+	case audio.Activity, audio.Availability:
+		_ = a.run(func(*txn) error {
+			a.heartbeat()
+			return nil
+		})
+		if av, ok := ev.(audio.Availability); ok && !av.Available && av.Err != nil {
+			a.notice("error", "Audio output unavailable: "+av.Err.Error())
+		}
+	case audio.Finished:
+		if ev.Track == a.cur {
+			a.trackEnded()
+		}
+	case audio.DecodeError:
+		if ev.Track == a.cur {
+			e, _ := a.st.current()
+			a.notice("error", fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
+			a.trackEnded()
+		}
+	}
+}
+
+// trackEnded moves the owner's queue on after a finished (or failed) track.
+func (a *actor) trackEnded() {
+	_ = a.run(func(tx *txn) error {
+		if !a.e.MayRender() {
+			return nil
+		}
+		a.cur = audio.Track{}
+		more := a.st.advance()
+		a.stAt = a.clock.Now()
+		tx.publish, tx.persistPos = true, true
+		if more {
+			tx.ch.track = true
+		} else {
+			tx.ch.stopped = true
+		}
+		return nil
+	})
+}
+
+// heartbeat feeds the output's real report to the engine.
+func (a *actor) heartbeat() {
+	if a.out == nil {
+		return
+	}
+	r := a.out.Report()
+	o := engine.Output{Available: r.Available, Playing: r.Playing}
+	a.e.Heartbeat(o)
+	a.lastOut, a.lastHB, a.heartbeated = o, a.clock.Now(), true
+}
+
+func (a *actor) tick() {
+	_ = a.run(func(tx *txn) error {
+		now := a.clock.Now()
+		if a.out != nil {
+			r := a.out.Report()
+			changed := r.Available != a.lastOut.Available || r.Playing != a.lastOut.Playing
+			if changed || !a.heartbeated || now-a.lastHB >= a.opts.HeartbeatEvery {
+				a.heartbeat()
+			}
+		}
+		a.e.Tick()
+		if a.e.MayRender() && a.st.Playing && now-a.persistedAt >= a.opts.PersistEvery {
+			tx.persistPos = true
+		}
+		return nil
+	})
+}
+
+// publishSnapshot sends our state and the engine's announcement.
+func (a *actor) publishSnapshot() {
+	st := a.st.clone()
+	if a.e.MayRender() {
+		st.PositionMS = a.posNow()
+		st.Term = a.e.Claim()
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return
+	}
+	if err := a.tr.PublishSnapshot(b, a.e.Announcement()); err != nil {
+		a.log.Debug("publish snapshot", "err", err)
+	}
+}
+
+func (a *actor) setConfig(cfg engine.Config, passive bool) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	old, oldPassive := a.cfg, a.passive
+	a.cfg, a.passive = cfg, passive
+	if err := a.e.SetConfig(a.effective()); err != nil {
+		a.cfg, a.passive = old, oldPassive
+		return err
+	}
+	if err := a.store.SetPlaybackConfig(cfg); err != nil {
+		a.cfg, a.passive = old, oldPassive
+		_ = a.e.SetConfig(a.effective())
+		return err
+	}
+	if passive != oldPassive {
+		v := "false"
+		if passive {
+			v = "true"
+		}
+		if err := a.store.SetSetting(settingPassive, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *actor) addFolder(p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(a.folders, abs) {
+		return nil
+	}
+	if len(a.folders) >= storage.MaxLibraryFolders {
+		return fmt.Errorf("app: at most %d music folders", storage.MaxLibraryFolders)
+	}
+	next := append(slices.Clone(a.folders), abs)
+	if err := a.store.SetLibraryFolders(next); err != nil {
+		return err
+	}
+	a.folders = next
+	return nil
+}
+
+func (a *actor) folder(p string, add bool) error {
+	if add {
+		if err := a.addFolder(p); err != nil {
+			return err
+		}
+		return a.startScan()
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return err
+	}
+	i := slices.Index(a.folders, abs)
+	if i < 0 {
+		return fmt.Errorf("app: %s is not a music folder", p)
+	}
+	next := slices.Delete(slices.Clone(a.folders), i, i+1)
+	if err := a.store.SetLibraryFolders(next); err != nil {
+		return err
+	}
+	a.folders = next
+	if _, err := a.store.DeleteTracksUnder(abs); err != nil {
+		return err
+	}
+	a.libVer++
+	return nil
+}
+
+// startScan runs a scan of every folder on its own goroutine; a running
+// scan is cancelled first.
+func (a *actor) startScan() error {
+	if a.lib == nil {
+		return errors.New("app: no library scanner")
+	}
+	if a.scanStop != nil {
+		a.scanStop()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	a.scanStop = cancel
+	a.scan = ScanStatus{Running: true}
+	roots := slices.Clone(a.folders)
+	lib, app := a.lib, a.app
+	go func() {
+		res, err := lib.Scan(ctx, roots, func(p library.Progress) {
+			select { // progress is best effort: never block the scan
+			case app.inbox <- scanProgress{p: p}:
+			default:
+			}
+		})
+		app.post(scanDone{res: res, err: err})
+	}()
+	return nil
+}
+
+func (a *actor) notice(level, text string) {
+	a.noticeID++
+	a.notices = append(a.notices, Notice{ID: a.noticeID, Level: level, Text: text})
+	if len(a.notices) > MaxNotices {
+		a.notices = slices.Delete(a.notices, 0, len(a.notices)-MaxNotices)
+	}
+	if level == "error" {
+		a.log.Warn(text)
+	} else {
+		a.log.Info(text)
+	}
+}

@@ -1,0 +1,469 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/storage"
+)
+
+// Defaults of Options.
+const (
+	DefaultTick           = 250 * time.Millisecond
+	DefaultHeartbeatEvery = 500 * time.Millisecond
+	DefaultPersistEvery   = 2 * time.Minute
+	// PendingHold is how long a controller ignores owner snapshots that do
+	// not yet reflect its latest command, so the UI does not jump back.
+	PendingHold = 12 * time.Second
+	// CallTimeout bounds every App method's wait for the actor.
+	CallTimeout = 10 * time.Second
+	// MaxNotices is how many recent notices Status keeps.
+	MaxNotices = 20
+)
+
+// Errors of the App methods.
+var (
+	ErrClosed  = errors.New("app: furudesk is shutting down")
+	ErrTimeout = errors.New("app: furudesk did not answer in time")
+)
+
+// Options configure one device's App.
+type Options struct {
+	DataDir string
+	Listen  string
+	Peers   []string
+	Music   []string // music folders to add at launch (kept if already known)
+	Passive bool     // always-on profile: never claims by itself
+	Name    string   // device name to set at launch ("" keeps the stored one)
+	// Config replaces the stored playback config at launch (tests, --config-json).
+	Config *engine.Config
+
+	// Clock is the monotonic clock of the engine and the actor; nil is the
+	// process's monotonic clock.
+	Clock engine.Clock
+	// Ticks drives Tick; nil is a real ticker of TickInterval.
+	Ticks          <-chan time.Time
+	TickInterval   time.Duration // 0: DefaultTick
+	HeartbeatEvery time.Duration // 0: DefaultHeartbeatEvery
+	PersistEvery   time.Duration // position persistence while playing; 0: DefaultPersistEvery
+	Logger         *slog.Logger
+}
+
+// Deps are the adapters the actor drives. Output and Library may be nil
+// (no local audio endpoint; no scanning).
+type Deps struct {
+	Store     Store
+	Output    Output
+	Transport Transport
+	Library   Library
+}
+
+// Invite is a pairing code for another device to join this group.
+type Invite struct {
+	Code    string    `json:"code"`
+	Expires time.Time `json:"expires"`
+}
+
+// App is one running furudesk device. Its methods are safe from any
+// goroutine: each sends a typed message to the actor and waits for its
+// answer for at most CallTimeout.
+type App struct {
+	inbox  chan intent
+	quit   chan struct{}
+	done   chan struct{}
+	status atomic.Pointer[Status]
+
+	mu   sync.Mutex
+	subs map[int]chan Status
+	next int
+
+	closeOnce sync.Once
+	tr        Transport
+	store     Store
+	opts      Options
+	actor     *actor
+}
+
+type monoClock struct{ start time.Time }
+
+func (c monoClock) Now() time.Duration { return time.Since(c.start) }
+
+// New restores the device's state, builds the engine and starts the actor.
+// The transport must already be started (its group loaded). Call Close to
+// stop it.
+func New(opts Options, deps Deps) (*App, error) {
+	if deps.Store == nil || deps.Transport == nil {
+		return nil, errors.New("app: a store and a transport are required")
+	}
+	if opts.Clock == nil {
+		opts.Clock = monoClock{start: time.Now()}
+	}
+	if opts.TickInterval <= 0 {
+		opts.TickInterval = DefaultTick
+	}
+	if opts.HeartbeatEvery <= 0 {
+		opts.HeartbeatEvery = DefaultHeartbeatEvery
+	}
+	if opts.PersistEvery <= 0 {
+		opts.PersistEvery = DefaultPersistEvery
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	a := &App{
+		inbox: make(chan intent, 64),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+		subs:  map[int]chan Status{},
+		tr:    deps.Transport,
+		store: deps.Store,
+		opts:  opts,
+	}
+	ac, err := newActor(a, opts, deps)
+	if err != nil {
+		return nil, err
+	}
+	a.actor = ac
+	ac.publishStatus()
+	var ticks <-chan time.Time
+	var stop func()
+	if opts.Ticks != nil {
+		ticks, stop = opts.Ticks, func() {}
+	} else {
+		t := time.NewTicker(opts.TickInterval)
+		ticks, stop = t.C, t.Stop
+	}
+	go func() {
+		defer close(a.done)
+		defer stop()
+		ac.loop(ticks)
+	}()
+	return a, nil
+}
+
+// Close stops the actor after persisting the current position. It does
+// not close the store, output or transport: their owner does.
+func (a *App) Close() error {
+	a.closeOnce.Do(func() { close(a.quit) })
+	<-a.done
+	return nil
+}
+
+// Done is closed when the actor has stopped.
+func (a *App) Done() <-chan struct{} { return a.done }
+
+// call sends in to the actor and waits for its answer.
+func (a *App) call(in intent, reply chan error) error {
+	t := time.NewTimer(CallTimeout)
+	defer t.Stop()
+	select {
+	case a.inbox <- in:
+	case <-a.done:
+		return ErrClosed
+	case <-t.C:
+		return ErrTimeout
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-a.done:
+		return ErrClosed
+	case <-t.C:
+		return ErrTimeout
+	}
+}
+
+// post sends in without waiting for an answer (events from helper
+// goroutines); it gives up when the actor stopped.
+func (a *App) post(in intent) {
+	select {
+	case a.inbox <- in:
+	case <-a.done:
+	}
+}
+
+func (a *App) control(c Control) error {
+	r := make(chan error, 1)
+	return a.call(controlIntent{c: c, reply: r}, r)
+}
+
+// Status returns the latest published status (a cheap copy).
+func (a *App) Status() Status {
+	if s := a.status.Load(); s != nil {
+		return *s
+	}
+	return Status{}
+}
+
+// Subscribe returns a latest-value channel of Status: a newer status
+// replaces one not read yet. cancel ends the subscription.
+func (a *App) Subscribe() (<-chan Status, func()) {
+	ch := make(chan Status, 1)
+	a.mu.Lock()
+	id := a.next
+	a.next++
+	a.subs[id] = ch
+	a.mu.Unlock()
+	if s := a.status.Load(); s != nil {
+		ch <- *s
+	}
+	return ch, func() {
+		a.mu.Lock()
+		delete(a.subs, id)
+		a.mu.Unlock()
+	}
+}
+
+func (a *App) setStatus(s Status) {
+	a.status.Store(&s)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ch := range a.subs {
+		select {
+		case <-ch:
+		default:
+		}
+		ch <- s
+	}
+}
+
+// PlayTracks replaces the queue with contentIDs and plays from start.
+func (a *App) PlayTracks(contentIDs []string, start int) error {
+	es, err := a.entries(contentIDs)
+	if err != nil {
+		return err
+	}
+	return a.control(Control{Op: OpPlayTracks, Entries: es, Index: start})
+}
+
+// Enqueue appends contentIDs to the queue, or inserts them after the
+// current track when next.
+func (a *App) Enqueue(contentIDs []string, next bool) error {
+	es, err := a.entries(contentIDs)
+	if err != nil {
+		return err
+	}
+	return a.control(Control{Op: OpEnqueue, Entries: es, Next: next})
+}
+
+func (a *App) entries(ids []string) ([]Entry, error) {
+	if len(ids) == 0 {
+		return nil, errors.New("app: no tracks given")
+	}
+	if len(ids) > MaxQueue {
+		return nil, fmt.Errorf("app: at most %d tracks at once", MaxQueue)
+	}
+	es := make([]Entry, 0, len(ids))
+	for _, id := range ids {
+		t, err := a.store.TrackByContentID(id)
+		if err != nil {
+			return nil, fmt.Errorf("app: track %s is not in this device's library", id)
+		}
+		es = append(es, EntryOf(t))
+	}
+	return es, nil
+}
+
+// Resolve turns a content id or a file path of the catalog into a content id.
+func (a *App) Resolve(idOrPath string) (string, error) {
+	if strings.HasPrefix(idOrPath, library.ContentIDPrefix) {
+		return idOrPath, nil
+	}
+	p, err := filepath.Abs(idOrPath)
+	if err != nil {
+		return "", err
+	}
+	tracks, err := a.store.Tracks()
+	if err != nil {
+		return "", err
+	}
+	for _, t := range tracks {
+		if t.Path == p {
+			return t.ContentID, nil
+		}
+	}
+	return "", fmt.Errorf("app: %s is not in the library (add its folder and scan)", idOrPath)
+}
+
+// JumpTo plays the queue's track at index.
+func (a *App) JumpTo(index int) error { return a.control(Control{Op: OpJump, Index: index}) }
+
+// RemoveFromQueue removes the queue's track at index.
+func (a *App) RemoveFromQueue(index int) error {
+	return a.control(Control{Op: OpRemove, Index: index})
+}
+
+// ClearQueue empties the queue and stops.
+func (a *App) ClearQueue() error { return a.control(Control{Op: OpClear}) }
+
+// Pause pauses the group's playback.
+func (a *App) Pause() error { return a.control(Control{Op: OpPause}) }
+
+// Resume resumes the group's playback.
+func (a *App) Resume() error { return a.control(Control{Op: OpResume}) }
+
+// TogglePlay pauses or resumes.
+func (a *App) TogglePlay() error { return a.control(Control{Op: OpToggle}) }
+
+// Next skips to the next track.
+func (a *App) Next() error { return a.control(Control{Op: OpNext}) }
+
+// Prev goes back to the start of the track, or to the previous one.
+func (a *App) Prev() error { return a.control(Control{Op: OpPrev}) }
+
+// Seek moves within the current track.
+func (a *App) Seek(pos time.Duration) error {
+	return a.control(Control{Op: OpSeek, PosMS: pos.Milliseconds()})
+}
+
+// SetVolume sets the volume, 0..100.
+func (a *App) SetVolume(v int) error {
+	if v < 0 || v > 100 {
+		return fmt.Errorf("app: volume %d, want 0..100", v)
+	}
+	return a.control(Control{Op: OpVolume, Volume: v})
+}
+
+// SetShuffle turns shuffle on or off.
+func (a *App) SetShuffle(on bool) error { return a.control(Control{Op: OpShuffle, On: on}) }
+
+// SetRepeat sets the repeat mode: "off", "all" or "one".
+func (a *App) SetRepeat(mode string) error { return a.control(Control{Op: OpRepeat, Repeat: mode}) }
+
+// Transfer moves playback (queue, track, position, play state) to device to.
+func (a *App) Transfer(to engine.DeviceID) error {
+	r := make(chan error, 1)
+	return a.call(transferIntent{to: to, reply: r}, r)
+}
+
+// Invite creates a single-use pairing code for another device.
+func (a *App) Invite() (Invite, error) {
+	code, exp, err := a.tr.CreateInvite()
+	if err != nil {
+		return Invite{}, err
+	}
+	return Invite{Code: code, Expires: exp}, nil
+}
+
+// Pair asks the device that created code to let this one into its group.
+// It returns at once; the outcome arrives as a notice and, when accepted,
+// as the new group in Status.
+func (a *App) Pair(code string) error {
+	code = strings.TrimSpace(code)
+	if !strings.HasPrefix(code, "frid://i/") {
+		return devicesync.ErrInviteMalformed
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), devicesync.PairRetryWindow)
+		defer cancel()
+		err := a.tr.Pair(ctx, code)
+		msg, level := "Joined the group", "info"
+		if err != nil {
+			msg, level = "Pairing failed: "+err.Error(), "error"
+		}
+		a.post(noticeIntent{level: level, text: msg})
+	}()
+	return nil
+}
+
+// Accept admits the device of a pending pairing request.
+func (a *App) Accept(requestID string, joinTheirs bool) error {
+	err := a.tr.Accept(requestID, joinTheirs)
+	a.post(refreshIntent{})
+	return err
+}
+
+// Deny refuses a pending pairing request.
+func (a *App) Deny(requestID string) error {
+	err := a.tr.Deny(requestID)
+	a.post(refreshIntent{})
+	return err
+}
+
+// Revoke removes a device from the group.
+func (a *App) Revoke(device engine.DeviceID) error {
+	err := a.tr.Revoke(device)
+	a.post(refreshIntent{})
+	return err
+}
+
+// SetDeviceName renames this device.
+func (a *App) SetDeviceName(name string) error {
+	name = strings.TrimSpace(name)
+	if name == "" || len(name) > storage.MaxNameBytes {
+		return fmt.Errorf("app: a device name of 1..%d bytes", storage.MaxNameBytes)
+	}
+	r := make(chan error, 1)
+	return a.call(nameIntent{name: name, reply: r}, r)
+}
+
+// PlaybackConfig returns the stored playback config.
+func (a *App) PlaybackConfig() engine.Config { return a.Status().Config }
+
+// SetPlaybackConfig validates and stores cfg and applies it; on error
+// nothing changes.
+func (a *App) SetPlaybackConfig(cfg engine.Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	r := make(chan error, 1)
+	return a.call(configIntent{cfg: cfg, reply: r}, r)
+}
+
+// SetPassive switches the always-on server profile on or off.
+func (a *App) SetPassive(on bool) error {
+	r := make(chan error, 1)
+	return a.call(passiveIntent{on: on, reply: r}, r)
+}
+
+// Tracks returns the whole catalog.
+func (a *App) Tracks() ([]library.Track, error) { return a.store.Tracks() }
+
+// Search finds tracks matching query.
+func (a *App) Search(query string, limit int) ([]library.Track, error) {
+	return a.store.Search(query, limit)
+}
+
+// Folders returns the music folders.
+func (a *App) Folders() []string { return a.Status().Folders }
+
+// AddFolder adds a music folder and scans it.
+func (a *App) AddFolder(path string) error {
+	r := make(chan error, 1)
+	return a.call(folderIntent{path: path, add: true, reply: r}, r)
+}
+
+// RemoveFolder removes a music folder and forgets its tracks.
+func (a *App) RemoveFolder(path string) error {
+	r := make(chan error, 1)
+	return a.call(folderIntent{path: path, reply: r}, r)
+}
+
+// Rescan scans every music folder again.
+func (a *App) Rescan() error {
+	r := make(chan error, 1)
+	return a.call(scanIntent{reply: r}, r)
+}
+
+// GenerateDemo writes demo tracks into <data-dir>/demo, adds the folder and
+// scans it.
+func (a *App) GenerateDemo() error {
+	if a.opts.DataDir == "" {
+		return errors.New("app: no data dir")
+	}
+	dir := filepath.Join(a.opts.DataDir, "demo")
+	if _, err := library.GenerateDemo(dir); err != nil {
+		return err
+	}
+	return a.AddFolder(dir)
+}

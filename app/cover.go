@@ -1,0 +1,56 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dhowden/tag"
+
+	"github.com/furudesk/furudesk/library"
+)
+
+// MaxCoverBytes bounds a cover image read from disk.
+const MaxCoverBytes = 16 << 20
+
+// ErrNoCover is returned by Cover when a track has no cover art.
+var ErrNoCover = errors.New("app: no cover art")
+
+// Cover returns the cover image of a track: embedded in its tags or a file
+// beside it.
+func (a *App) Cover(contentID string) ([]byte, error) {
+	t, err := a.store.TrackByContentID(contentID)
+	if err != nil {
+		return nil, fmt.Errorf("app: track %s is not in this device's library", contentID)
+	}
+	switch t.Cover {
+	case "":
+		return nil, ErrNoCover
+	case library.CoverEmbedded:
+		f, err := os.Open(t.Path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		m, err := tag.ReadFrom(f)
+		if err != nil || m.Picture() == nil || len(m.Picture().Data) == 0 {
+			return nil, ErrNoCover
+		}
+		return m.Picture().Data, nil
+	default:
+		f, err := os.Open(t.Cover)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, MaxCoverBytes+1))
+		if err != nil {
+			return nil, err
+		}
+		if len(b) > MaxCoverBytes {
+			return nil, fmt.Errorf("app: cover %s is larger than %d bytes", t.Cover, MaxCoverBytes)
+		}
+		return b, nil
+	}
+}

@@ -1,0 +1,427 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/audio"
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/storage"
+)
+
+// journal records the order of effects across the fakes.
+type journal struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (j *journal) add(s string) {
+	j.mu.Lock()
+	j.log = append(j.log, s)
+	j.mu.Unlock()
+}
+
+func (j *journal) list() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]string(nil), j.log...)
+}
+
+func (j *journal) reset() {
+	j.mu.Lock()
+	j.log = nil
+	j.mu.Unlock()
+}
+
+func (j *journal) first(prefix string) int {
+	for i, s := range j.list() {
+		if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+			return i
+		}
+	}
+	return -1
+}
+
+func (j *journal) count(prefix string) int {
+	n := 0
+	for _, s := range j.list() {
+		if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+			n++
+		}
+	}
+	return n
+}
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Duration
+}
+
+func (c *fakeClock) Now() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t += d
+	c.mu.Unlock()
+}
+
+type fakeStore struct {
+	mu       sync.Mutex
+	j        *journal
+	failNext int
+	commits  int
+	cps      map[string]engine.Checkpoint
+	queue    storage.QueueState
+	settings map[string]string
+	cfg      *engine.Config
+	tracks   map[string]library.Track
+	folders  []string
+	group    string
+}
+
+func newFakeStore(j *journal) *fakeStore {
+	return &fakeStore{j: j, cps: map[string]engine.Checkpoint{}, settings: map[string]string{},
+		tracks: map[string]library.Track{}, queue: storage.QueueState{Transport: storage.DefaultTransport()}}
+}
+
+func (s *fakeStore) Commit(t storage.Transition) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.Empty() {
+		return nil
+	}
+	if s.failNext > 0 {
+		s.failNext--
+		s.j.add("commit-failed")
+		return storage.ErrInjected
+	}
+	if t.Checkpoint != nil {
+		s.cps[t.Checkpoint.Group] = *t.Checkpoint
+	}
+	if t.Queue != nil {
+		s.queue = *t.Queue
+	}
+	if t.Transport != nil {
+		s.queue.Transport = *t.Transport
+	}
+	s.commits++
+	s.j.add(fmt.Sprintf("commit cp=%v queue=%v transport=%v", t.Checkpoint != nil, t.Queue != nil, t.Transport != nil))
+	return nil
+}
+
+func (s *fakeStore) LoadCheckpoint(g string) (engine.Checkpoint, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp, ok := s.cps[g]
+	return cp, ok, nil
+}
+func (s *fakeStore) Queue() (storage.QueueState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queue, nil
+}
+func (s *fakeStore) PlaybackConfig() (engine.Config, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cfg == nil {
+		return engine.DefaultConfig(), nil
+	}
+	return *s.cfg, nil
+}
+func (s *fakeStore) SetPlaybackConfig(c engine.Config) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cfg = &c
+	return nil
+}
+func (s *fakeStore) Setting(k string) (string, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.settings[k]
+	return v, ok, nil
+}
+func (s *fakeStore) SetSetting(k, v string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settings[k] = v
+	return nil
+}
+func (s *fakeStore) SetGroup(g string) error           { s.group = g; return nil }
+func (s *fakeStore) SetDeviceName(string) error        { return nil }
+func (s *fakeStore) LibraryFolders() ([]string, error) { return s.folders, nil }
+func (s *fakeStore) SetLibraryFolders(f []string) error {
+	s.folders = f
+	return nil
+}
+func (s *fakeStore) DeleteTracksUnder(string) (int64, error) { return 0, nil }
+func (s *fakeStore) TrackByContentID(id string) (library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tracks[id]
+	if !ok {
+		return t, storage.ErrNotFound
+	}
+	return t, nil
+}
+func (s *fakeStore) Tracks() ([]library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []library.Track
+	for _, t := range s.tracks {
+		out = append(out, t)
+	}
+	return out, nil
+}
+func (s *fakeStore) Search(string, int) ([]library.Track, error) { return nil, nil }
+
+func (s *fakeStore) addTrack(id string, dur time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tracks[id] = library.Track{ContentID: id, Path: "/music/" + id + ".wav", Title: "T " + id, Duration: dur}
+}
+
+// fakeOutput is an audio endpoint whose position follows the fake clock.
+type fakeOutput struct {
+	mu      sync.Mutex
+	j       *journal
+	clock   *fakeClock
+	events  chan audio.Event
+	seq     uint64
+	track   audio.Track
+	at      time.Duration // position at startedAt
+	started time.Duration
+	playing bool
+	avail   bool
+}
+
+func newFakeOutput(j *journal, c *fakeClock) *fakeOutput {
+	return &fakeOutput{j: j, clock: c, events: make(chan audio.Event, 64), avail: true}
+}
+
+func (o *fakeOutput) Play(src audio.Source, at time.Duration) audio.Track {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	o.track = audio.Track{ID: src.ID, Seq: o.seq}
+	o.at, o.started, o.playing = at, o.clock.Now(), true
+	o.j.add(fmt.Sprintf("play %s@%d", src.ID, at.Milliseconds()))
+	return o.track
+}
+func (o *fakeOutput) pos() time.Duration {
+	if o.playing {
+		return o.at + o.clock.Now() - o.started
+	}
+	return o.at
+}
+func (o *fakeOutput) Pause() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.at, o.playing = o.pos(), false
+	o.j.add("pause")
+}
+func (o *fakeOutput) Resume() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.started, o.playing = o.clock.Now(), true
+	o.j.add("resume")
+}
+func (o *fakeOutput) Stop() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.track, o.playing, o.at = audio.Track{}, false, 0
+	o.j.add("stop")
+}
+func (o *fakeOutput) Seek(d time.Duration) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.at, o.started = d, o.clock.Now()
+	o.j.add(fmt.Sprintf("seek %d", d.Milliseconds()))
+	return true
+}
+func (o *fakeOutput) SetVolume(v int) { o.j.add(fmt.Sprintf("volume %d", v)) }
+func (o *fakeOutput) Report() audio.Report {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return audio.Report{Available: o.avail, Playing: o.avail && o.playing, Track: o.track, Pos: o.pos()}
+}
+func (o *fakeOutput) Events() <-chan audio.Event { return o.events }
+
+type fakeTransport struct {
+	mu     sync.Mutex
+	j      *journal
+	id     engine.DeviceID
+	group  string
+	events chan devicesync.Event
+	peers  []engine.DeviceID
+	snaps  []devicesync.SnapshotReceived
+	sent   []devicesync.CommandReceived
+	seq    uint64
+}
+
+func newFakeTransport(j *journal, id engine.DeviceID, peers ...engine.DeviceID) *fakeTransport {
+	return &fakeTransport{j: j, id: id, group: "grp_test", events: make(chan devicesync.Event, 64), peers: peers}
+}
+
+func (t *fakeTransport) ID() engine.DeviceID             { return t.id }
+func (t *fakeTransport) Group() string                   { return t.group }
+func (t *fakeTransport) Addr() net.Addr                  { return nil }
+func (t *fakeTransport) Events() <-chan devicesync.Event { return t.events }
+func (t *fakeTransport) PublishSnapshot(state json.RawMessage, c engine.Coordination) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.snaps = append(t.snaps, devicesync.SnapshotReceived{From: t.id, Coordination: c, State: state})
+	t.j.add("publish")
+	return nil
+}
+func (t *fakeTransport) SendCommand(to engine.DeviceID, s engine.CommandStamp, h bool, body json.RawMessage) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.seq++
+	t.sent = append(t.sent, devicesync.CommandReceived{From: t.id, Target: to, Stamp: s, Handoff: h, Body: body})
+	t.j.add(fmt.Sprintf("send %s handoff=%v", to, h))
+	return fmt.Sprint(t.seq), nil
+}
+func (t *fakeTransport) Devices() []devicesync.DeviceInfo {
+	out := []devicesync.DeviceInfo{{ID: t.id, Name: "self", Self: true, Online: true}}
+	for _, p := range t.peers {
+		out = append(out, devicesync.DeviceInfo{ID: p, Name: string(p), Online: true})
+	}
+	return out
+}
+func (t *fakeTransport) CreateInvite() (string, time.Time, error) {
+	return "", time.Time{}, errors.New("fake")
+}
+func (t *fakeTransport) Pair(context.Context, string) error   { return errors.New("fake") }
+func (t *fakeTransport) Pending() []devicesync.PairingRequest { return nil }
+func (t *fakeTransport) Accept(string, bool) error            { return nil }
+func (t *fakeTransport) Deny(string) error                    { return nil }
+func (t *fakeTransport) Revoke(engine.DeviceID) error         { return nil }
+
+func (t *fakeTransport) lastSnap() devicesync.SnapshotReceived {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.snaps[len(t.snaps)-1]
+}
+
+func (t *fakeTransport) sentCmds() []devicesync.CommandReceived {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]devicesync.CommandReceived(nil), t.sent...)
+}
+
+// rig is one device with fakes, driven by a fake clock and manual ticks.
+type rig struct {
+	t     testing.TB
+	j     *journal
+	clock *fakeClock
+	store *fakeStore
+	out   *fakeOutput
+	tr    *fakeTransport
+	ticks chan time.Time
+	app   *App
+}
+
+type barrier struct{ reply chan error }
+
+func (b barrier) handle(a *actor) { a.answer(b.reply, nil) }
+
+type inActor struct {
+	f     func(a *actor)
+	reply chan error
+}
+
+func (i inActor) handle(a *actor) { i.f(a); a.answer(i.reply, nil) }
+
+func newRig(t *testing.T, id engine.DeviceID, opts Options, peers ...engine.DeviceID) *rig {
+	return newRigTB(t, id, opts, peers...)
+}
+
+func newRigTB(t testing.TB, id engine.DeviceID, opts Options, peers ...engine.DeviceID) *rig {
+	t.Helper()
+	j := &journal{}
+	c := &fakeClock{}
+	r := &rig{t: t, j: j, clock: c, store: newFakeStore(j), out: newFakeOutput(j, c),
+		tr: newFakeTransport(j, id, peers...), ticks: make(chan time.Time)}
+	r.store.addTrack("b3:aa", 200*time.Second)
+	r.store.addTrack("b3:bb", 200*time.Second)
+	r.store.addTrack("b3:cc", 200*time.Second)
+	r.start(opts)
+	return r
+}
+
+func (r *rig) start(opts Options) {
+	opts.Clock, opts.Ticks = r.clock, r.ticks
+	a, err := New(opts, Deps{Store: r.store, Output: r.out, Transport: r.tr})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.app = a
+	r.t.Cleanup(func() { _ = a.Close() })
+}
+
+// sync waits until the actor handled everything sent before.
+func (r *rig) sync() {
+	ch := make(chan error, 1)
+	if err := r.app.call(barrier{reply: ch}, ch); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *rig) do(f func(a *actor)) {
+	ch := make(chan error, 1)
+	if err := r.app.call(inActor{f: f, reply: ch}, ch); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// advance moves the fake clock in steps of one tick, ticking each time.
+func (r *rig) advance(d time.Duration) {
+	for step := DefaultTick; d > 0; d -= step {
+		r.clock.add(min(step, d))
+		r.ticks <- time.Time{}
+	}
+	r.sync()
+}
+
+func (r *rig) peer(ev devicesync.Event) {
+	r.tr.events <- ev
+	// The actor picks among ready channels at random: wait until the event
+	// was taken, then for one more message so its handling finished.
+	for len(r.tr.events) > 0 {
+		r.sync()
+	}
+	r.sync()
+}
+
+func (r *rig) audio(ev audio.Event) {
+	r.out.events <- ev
+	for len(r.out.events) > 0 {
+		r.sync()
+	}
+	r.sync()
+}
+
+// announce feeds a peer's snapshot with state st.
+func (r *rig) announce(from engine.DeviceID, claim engine.Claim, hb uint64, playing bool, st *PlayerState) {
+	var b []byte
+	if st != nil {
+		b, _ = json.Marshal(st)
+	} else {
+		b = []byte("{}")
+	}
+	r.peer(devicesync.SnapshotReceived{From: from, State: b, Coordination: engine.Coordination{
+		Version: engine.EnvelopeVersion, Device: from, Claim: claim, Heartbeat: hb,
+		Output: engine.Output{Available: true, Playing: playing}}})
+}

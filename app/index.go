@@ -1,0 +1,56 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/storage"
+)
+
+// StoreIndex adapts *storage.Store to library.Index.
+type StoreIndex struct{ S *storage.Store }
+
+var _ library.Index = StoreIndex{}
+
+// Known implements library.Index.
+func (x StoreIndex) Known() (map[string]library.FileState, error) {
+	stamps, err := x.S.FileStamps()
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]library.FileState, len(stamps))
+	for p, st := range stamps {
+		out[p] = library.FileState{Size: st.Size, ModTime: st.ModTime}
+	}
+	tracks, err := x.S.Tracks()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tracks {
+		out[t.Path] = library.StateOf(t)
+	}
+	return out, nil
+}
+
+// Put implements library.Index.
+func (x StoreIndex) Put(tracks []library.Track) error { return x.S.PutTracks(tracks) }
+
+// Delete implements library.Index.
+func (x StoreIndex) Delete(paths []string) error { return x.S.DeleteTracks(paths) }
+
+// Move implements library.Index.
+func (x StoreIndex) Move(oldPath, newPath string) error {
+	if err := x.S.MoveTrack(oldPath, newPath); err != nil && !errors.Is(err, storage.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// Scanner is the Library that scans folders into an Index.
+type Scanner struct{ Index library.Index }
+
+// Scan implements Library.
+func (s Scanner) Scan(ctx context.Context, roots []string, progress func(library.Progress)) (library.ScanResult, error) {
+	return library.Scan(ctx, s.Index, roots, library.ScanOptions{Progress: progress})
+}

@@ -1,0 +1,75 @@
+package app
+
+import (
+	"slices"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// publishStatus derives Status from the actor's state and hands it to the
+// front ends. It is never stored.
+func (a *actor) publishStatus() {
+	s := Status{
+		DeviceID:       a.self,
+		DeviceName:     a.name,
+		GroupID:        a.group,
+		Claim:          a.e.Claim(),
+		Owner:          a.e.Owner(),
+		Rendering:      a.e.MayRender(),
+		StartupPending: a.e.StartupPending(),
+		Passive:        a.passive,
+		Config:         a.cfg,
+		Playing:        a.st.Playing,
+		PositionMS:     a.posNow(),
+		QueueLen:       len(a.st.Queue),
+		Index:          a.st.Index,
+		Volume:         a.st.Volume,
+		Shuffle:        a.st.Shuffle,
+		Repeat:         a.st.Repeat,
+		Scan:           a.scan,
+		LibraryVersion: a.libVer,
+		Folders:        slices.Clone(a.folders),
+		Notices:        slices.Clone(a.notices),
+	}
+	if a.out != nil {
+		r := a.out.Report()
+		s.Output = engine.Output{Available: r.Available, Playing: r.Playing}
+		if r.Err != nil {
+			s.OutputError = r.Err.Error()
+		}
+	} else {
+		s.OutputError = "no audio output on this device"
+	}
+	if addr := a.tr.Addr(); addr != nil {
+		s.Listen = addr.String()
+	}
+	s.Queue = make([]QueueItem, 0, len(a.st.Queue))
+	for _, e := range a.st.Queue {
+		s.Queue = append(s.Queue, QueueItem{ContentID: e.ContentID, Title: e.Title, Artists: e.Artists,
+			Album: e.Album, DurationMS: e.DurationMS})
+	}
+	if e, ok := a.st.current(); ok {
+		it := QueueItem{ContentID: e.ContentID, Title: e.Title, Artists: e.Artists, Album: e.Album,
+			DurationMS: e.DurationMS}
+		if t, err := a.store.TrackByContentID(e.ContentID); err == nil {
+			it.Path = t.Path
+		}
+		s.Track = &it
+	}
+	for _, d := range a.tr.Devices() {
+		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self,
+			Owner: d.ID == s.Owner, Self: d.ID == a.self}
+		if ds.Self && a.name != "" {
+			ds.Name = a.name
+		}
+		s.Devices = append(s.Devices, ds)
+		if ds.Owner {
+			s.OwnerName = ds.Name
+		}
+	}
+	for _, p := range a.tr.Pending() {
+		s.Pairing = append(s.Pairing, PairingRequest{ID: p.ID, DeviceID: p.DeviceID, Name: p.Name,
+			GroupConflict: p.GroupConflict})
+	}
+	a.app.setStatus(s)
+}
