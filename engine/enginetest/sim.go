@@ -5,6 +5,17 @@
 // the last persisted checkpoint. Invariants are checked after every event
 // (safety); then the faults stop, the network heals, and the devices must
 // converge (liveness).
+//
+// A failing seed prints the command that replays it with a trace:
+//
+//	go test ./engine/enginetest -run 'TestSim$' -seed=N -trace -v
+//
+// The default test runs 300 seeds (30 under -race, 20 with -short); a long
+// run is
+//
+//	go test ./engine/enginetest -run 'TestSim$' -seeds=100000 -timeout 0
+//
+// with -seedbase=K to start somewhere else than seed 1.
 package enginetest
 
 import (

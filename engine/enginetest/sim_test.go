@@ -60,6 +60,8 @@ func TestSim(t *testing.T) {
 		events   atomic.Int64
 		failures atomic.Int64
 		wg       sync.WaitGroup
+		mu       sync.Mutex
+		total    Result
 	)
 	next.Store(*flagBase)
 	last := *flagBase + uint64(n)
@@ -75,6 +77,14 @@ func TestSim(t *testing.T) {
 				}
 				res, err := Run(seed, opt)
 				events.Add(int64(res.Events))
+				mu.Lock()
+				total.Messages += res.Messages
+				total.Crashes += res.Crashes
+				total.PersistFailures += res.PersistFailures
+				total.ClaimsIssued += res.ClaimsIssued
+				total.Accepted += res.Accepted
+				total.LiveRounds = max(total.LiveRounds, res.LiveRounds)
+				mu.Unlock()
 				if err != nil {
 					failures.Add(1)
 					t.Errorf("%v\nreplay: %s", err, replay(seed))
@@ -87,6 +97,8 @@ func TestSim(t *testing.T) {
 	t.Logf("%d seeds, %d device events in %s (%s CPU): %.0f events/s wall, %.0f events per CPU-second",
 		n, events.Load(), el.Round(time.Millisecond), cpu.Round(time.Millisecond),
 		float64(events.Load())/el.Seconds(), float64(events.Load())/cpu.Seconds())
+	t.Logf("totals: %d messages, %d crashes, %d failed checkpoint writes, %d claims issued, %d commands accepted; slowest liveness phase %d rounds",
+		total.Messages, total.Crashes, total.PersistFailures, total.ClaimsIssued, total.Accepted, total.LiveRounds)
 }
 
 // BenchmarkSim measures simulator throughput: one op is one seed of 5
