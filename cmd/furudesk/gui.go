@@ -6,13 +6,15 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/assets"
 )
 
 // appID is the reverse-DNS id of FyneApp.toml; Fyne keys preferences by it.
 const appID = "org.furudesk.furudesk"
 
-func runGUI(opts options) error {
+// runGUI shows the window for the running app until it is closed.
+func runGUI(_ *app.App, opts options) error {
 	a := fyneapp.NewWithID(appID)
 	icon := fyne.NewStaticResource("icon.png", assets.Icon)
 	a.SetIcon(icon)

@@ -1,7 +1,9 @@
 // Command furudesk is the furudesk music player.
 //
-//	furudesk [flags]              open the player window
-//	furudesk --version            print the version
+//	furudesk [flags]                       open the player window
+//	furudesk --headless [flags]            the same player without a window
+//	furudesk ctl --data-dir DIR <command>  control the running instance of DIR
+//	furudesk --version                     print the version
 package main
 
 import (
@@ -11,6 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/furudesk/furudesk/engine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -18,15 +23,34 @@ var version = "0.1.0-dev"
 
 // options are the parsed command line of one launch.
 type options struct {
-	dataDir string
-	version bool
+	dataDir    string
+	version    bool
+	headless   bool
+	listen     string
+	peers      []string
+	music      []string
+	passive    bool
+	name       string
+	configJSON string
+	config     *engine.Config
+	mdns       bool
+	verbose    bool
 }
+
+// listFlag is a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "ctl" {
+		return runCtl(args[1:], stdout, stderr)
+	}
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -43,8 +67,24 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "furudesk: cannot create the data directory: %v\n", err)
 		return 1
 	}
-	if err := runGUI(opts); err != nil {
+	if opts.headless {
+		if err := runHeadless(opts, stderr); err != nil {
+			fmt.Fprintln(stderr, "furudesk:", err)
+			return 1
+		}
+		return 0
+	}
+	dev, err := openDevice(opts, stderr)
+	if err != nil {
 		fmt.Fprintln(stderr, "furudesk:", err)
+		return 1
+	}
+	gerr := runGUI(dev.app, opts)
+	if err := dev.close(); err != nil && gerr == nil {
+		gerr = err
+	}
+	if gerr != nil {
+		fmt.Fprintln(stderr, "furudesk:", gerr)
 		return 1
 	}
 	return 0
@@ -55,16 +95,34 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("furudesk", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "furudesk %s: a music player whose devices act as one.\n\nUsage:\n  furudesk [flags]\n\nFlags:\n", version)
+		fmt.Fprintf(stderr, "furudesk %s: a music player whose devices act as one.\n\nUsage:\n  furudesk [flags]\n  furudesk ctl --data-dir DIR <command> (see furudesk ctl --help)\n\nFlags:\n", version)
 		fs.PrintDefaults()
 	}
+	var peers, music listFlag
 	fs.StringVar(&opts.dataDir, "data-dir", "", "where furudesk keeps its database and identity (default: the platform's per-user data dir)")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
+	fs.BoolVar(&opts.headless, "headless", false, "run without a window (an always-on box, tests); control it with furudesk ctl")
+	fs.StringVar(&opts.listen, "listen", ":0", "host:port for the other devices of the group (port 0 picks one)")
+	fs.Var(&peers, "peer", "host:port of another device to connect to (repeatable)")
+	fs.Var(&music, "music", "a music folder to add to the library (repeatable)")
+	fs.BoolVar(&opts.passive, "passive", false, "always-on profile: never take the output by itself, play only when picked")
+	fs.StringVar(&opts.name, "name", "", "this device's name shown on the others")
+	fs.StringVar(&opts.configJSON, "config-json", "", `playback config to store at launch, e.g. {"owner_timeout_ms":2000}`)
+	fs.BoolVar(&opts.mdns, "mdns", true, "find the group's devices on the LAN with mDNS")
+	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+	}
+	opts.peers, opts.music = peers, music
+	if opts.configJSON != "" {
+		c, err := engine.ParseConfig([]byte(opts.configJSON))
+		if err != nil {
+			return opts, fmt.Errorf("--config-json: %w", err)
+		}
+		opts.config = &c
 	}
 	if opts.dataDir == "" {
 		d, err := defaultDataDir()

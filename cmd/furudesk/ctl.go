@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
+)
+
+// ctlSocketName is the unix socket of the running instance inside its data
+// dir. Go supports AF_UNIX on Windows 10 (1803) and later too, so the same
+// socket is used there instead of a named pipe.
+const ctlSocketName = "ctl.sock"
+
+// Limits of the ctl protocol: one JSON request line, one JSON answer.
+const (
+	maxCtlRequest = 1 << 20
+	maxCtlArgs    = 10000
+	ctlTimeout    = 30 * time.Second
+)
+
+type ctlRequest struct {
+	Cmd  string   `json:"cmd"`
+	Args []string `json:"args"`
+}
+
+type ctlResponse struct {
+	OK     bool            `json:"ok"`
+	Error  string          `json:"error,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+type ctlServer struct {
+	path string
+	ln   net.Listener
+	app  *app.App
+	wg   sync.WaitGroup
+}
+
+func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
+	path := filepath.Join(dataDir, ctlSocketName)
+	// The data dir lock is ours, so a socket file left here belongs to a
+	// crashed instance.
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
+	}
+	s := &ctlServer{path: path, ln: ln, app: a}
+	s.wg.Add(1)
+	go s.serve()
+	return s, nil
+}
+
+func (s *ctlServer) serve() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.handle(c)
+		}()
+	}
+}
+
+func (s *ctlServer) close() error {
+	err := s.ln.Close()
+	s.wg.Wait()
+	_ = os.Remove(s.path)
+	return err
+}
+
+func (s *ctlServer) handle(c net.Conn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(ctlTimeout))
+	r := bufio.NewReader(io.LimitReader(c, maxCtlRequest))
+	line, err := r.ReadBytes('\n')
+	var resp ctlResponse
+	var req ctlRequest
+	if err != nil && len(line) == 0 {
+		return
+	}
+	if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
+		resp.Error = "malformed request"
+	} else if v, err := s.exec(req); err != nil {
+		resp.Error = err.Error()
+	} else {
+		resp.OK = true
+		if v != nil {
+			resp.Result, _ = json.Marshal(v)
+		}
+	}
+	b, _ := json.Marshal(resp)
+	_, _ = c.Write(append(b, '\n'))
+}
+
+func needArgs(req ctlRequest, n int, usage string) error {
+	if len(req.Args) != n {
+		return fmt.Errorf("usage: %s %s", req.Cmd, usage)
+	}
+	return nil
+}
+
+// exec runs one ctl command on the app.
+func (s *ctlServer) exec(req ctlRequest) (any, error) {
+	a := s.app
+	switch req.Cmd {
+	case "status":
+		return a.Status(), nil
+	case "play":
+		if len(req.Args) == 0 {
+			return nil, a.Resume()
+		}
+		ids, err := resolveAll(a, req.Args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, a.PlayTracks(ids, 0)
+	case "pause":
+		return nil, a.Pause()
+	case "resume":
+		return nil, a.Resume()
+	case "toggle":
+		return nil, a.TogglePlay()
+	case "next":
+		return nil, a.Next()
+	case "prev":
+		return nil, a.Prev()
+	case "seek":
+		if err := needArgs(req, 1, "MS"); err != nil {
+			return nil, err
+		}
+		ms, err := strconv.ParseInt(req.Args[0], 10, 64)
+		if err != nil || ms < 0 {
+			return nil, fmt.Errorf("seek: %q is not a position in milliseconds", req.Args[0])
+		}
+		return nil, a.Seek(time.Duration(ms) * time.Millisecond)
+	case "volume":
+		if err := needArgs(req, 1, "0..100"); err != nil {
+			return nil, err
+		}
+		v, err := strconv.Atoi(req.Args[0])
+		if err != nil {
+			return nil, fmt.Errorf("volume: %q is not a number", req.Args[0])
+		}
+		return nil, a.SetVolume(v)
+	case "repeat":
+		if err := needArgs(req, 1, "off|all|one"); err != nil {
+			return nil, err
+		}
+		return nil, a.SetRepeat(req.Args[0])
+	case "shuffle":
+		if err := needArgs(req, 1, "on|off"); err != nil {
+			return nil, err
+		}
+		return nil, a.SetShuffle(req.Args[0] == "on")
+	case "jump":
+		if err := needArgs(req, 1, "INDEX"); err != nil {
+			return nil, err
+		}
+		i, err := strconv.Atoi(req.Args[0])
+		if err != nil {
+			return nil, fmt.Errorf("jump: %q is not a queue index", req.Args[0])
+		}
+		return nil, a.JumpTo(i)
+	case "clear":
+		return nil, a.ClearQueue()
+	case "queue":
+		st := a.Status()
+		return map[string]any{"index": st.Index, "queue": st.Queue, "playing": st.Playing, "position_ms": st.PositionMS}, nil
+	case "enqueue":
+		if len(req.Args) == 0 {
+			return nil, errors.New("usage: enqueue ID|PATH...")
+		}
+		ids, err := resolveAll(a, req.Args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, a.Enqueue(ids, false)
+	case "devices":
+		return a.Status().Devices, nil
+	case "transfer":
+		if err := needArgs(req, 1, "DEVICE_ID"); err != nil {
+			return nil, err
+		}
+		return nil, a.Transfer(engine.DeviceID(req.Args[0]))
+	case "invite":
+		return a.Invite()
+	case "pair":
+		if err := needArgs(req, 1, "CODE"); err != nil {
+			return nil, err
+		}
+		return nil, a.Pair(req.Args[0])
+	case "pairing":
+		p := a.Status().Pairing
+		if p == nil {
+			p = []app.PairingRequest{}
+		}
+		return p, nil
+	case "accept":
+		if len(req.Args) < 1 || len(req.Args) > 2 || (len(req.Args) == 2 && req.Args[1] != "--join-theirs") {
+			return nil, errors.New("usage: accept REQUEST_ID [--join-theirs]")
+		}
+		return nil, a.Accept(req.Args[0], len(req.Args) == 2)
+	case "deny":
+		if err := needArgs(req, 1, "REQUEST_ID"); err != nil {
+			return nil, err
+		}
+		return nil, a.Deny(req.Args[0])
+	case "revoke":
+		if err := needArgs(req, 1, "DEVICE_ID"); err != nil {
+			return nil, err
+		}
+		return nil, a.Revoke(engine.DeviceID(req.Args[0]))
+	case "name":
+		if err := needArgs(req, 1, "NAME"); err != nil {
+			return nil, err
+		}
+		return nil, a.SetDeviceName(req.Args[0])
+	case "passive":
+		if err := needArgs(req, 1, "on|off"); err != nil {
+			return nil, err
+		}
+		return nil, a.SetPassive(req.Args[0] == "on")
+	case "config":
+		if len(req.Args) == 1 && req.Args[0] == "get" {
+			return a.PlaybackConfig(), nil
+		}
+		if len(req.Args) == 2 && req.Args[0] == "set" {
+			c, err := engine.ParseConfig([]byte(req.Args[1]))
+			if err != nil {
+				return nil, err
+			}
+			if err := a.SetPlaybackConfig(c); err != nil {
+				return nil, err
+			}
+			return c, nil
+		}
+		return nil, errors.New("usage: config get | config set JSON")
+	case "scan":
+		return nil, a.Rescan()
+	case "demo":
+		return nil, a.GenerateDemo()
+	case "tracks":
+		return a.Tracks()
+	case "search":
+		if err := needArgs(req, 1, "QUERY"); err != nil {
+			return nil, err
+		}
+		return a.Search(req.Args[0], 100)
+	}
+	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
+}
+
+func resolveAll(a *app.App, args []string) ([]string, error) {
+	ids := make([]string, 0, len(args))
+	for _, x := range args {
+		id, err := a.Resolve(x)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+const ctlUsage = `Usage: furudesk ctl --data-dir DIR <command> [args]
+
+Commands:
+  status                      this device and the group, as JSON
+  play [ID|PATH...]           play these tracks (content ids or files), or resume
+  pause | resume | toggle | next | prev | clear
+  seek MS | volume N | repeat off|all|one | shuffle on|off | jump INDEX
+  queue | enqueue ID|PATH...
+  devices | transfer DEVICE_ID
+  invite | pair CODE | pairing | accept REQUEST_ID [--join-theirs] | deny REQUEST_ID
+  revoke DEVICE_ID | name NAME | passive on|off
+  config get | config set JSON
+  scan | demo | tracks | search QUERY
+`
+
+// runCtl is the client: it sends one command to the instance of the data
+// dir and prints the JSON answer. Errors go to stderr with exit code 1.
+func runCtl(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("furudesk ctl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, ctlUsage, "\nFlags:\n"); fs.PrintDefaults() }
+	dataDir := fs.String("data-dir", "", "data dir of the running instance (default: the platform's per-user data dir)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return 2
+	}
+	dir := *dataDir
+	if dir == "" {
+		d, err := defaultDataDir()
+		if err != nil {
+			fmt.Fprintln(stderr, "furudesk ctl:", err)
+			return 1
+		}
+		dir = d
+	}
+	req := ctlRequest{Cmd: fs.Arg(0), Args: fs.Args()[1:]}
+	if req.Cmd == "help" {
+		fs.Usage()
+		return 0
+	}
+	res, err := ctlCall(filepath.Join(dir, ctlSocketName), req)
+	if err != nil {
+		fmt.Fprintln(stderr, "furudesk ctl:", err)
+		return 1
+	}
+	if len(res) > 0 {
+		var out strings.Builder
+		var v any
+		if json.Unmarshal(res, &v) == nil {
+			b, _ := json.MarshalIndent(v, "", "  ")
+			out.Write(b)
+		} else {
+			out.Write(res)
+		}
+		fmt.Fprintln(stdout, out.String())
+	}
+	return 0
+}
+
+func ctlCall(path string, req ctlRequest) (json.RawMessage, error) {
+	c, err := net.DialTimeout("unix", path, 5*time.Second)
+	if err != nil {
+		return nil, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(ctlTimeout + 5*time.Second))
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Write(append(b, '\n')); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(io.LimitReader(c, 64<<20)).ReadBytes('\n')
+	if err != nil && len(line) == 0 {
+		return nil, fmt.Errorf("no answer from furudesk: %v", err)
+	}
+	var resp ctlResponse
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, fmt.Errorf("malformed answer from furudesk: %v", err)
+	}
+	if !resp.OK {
+		return nil, errors.New(resp.Error)
+	}
+	return resp.Result, nil
+}

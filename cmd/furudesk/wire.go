@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/audio"
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/storage"
+)
+
+// device is one running furudesk: the store, the transport, the output, the
+// app and its ctl socket, closed in reverse order.
+type device struct {
+	app    *app.App
+	store  *storage.Store
+	sync   *app.FileSyncStore
+	node   *devicesync.Node
+	out    *audio.Output
+	ctl    *ctlServer
+	cancel context.CancelFunc
+}
+
+func openDevice(opts options, stderr io.Writer) (*device, error) {
+	level := slog.LevelInfo
+	if opts.verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	d := &device{}
+	fail := func(err error) (*device, error) {
+		_ = d.close()
+		return nil, err
+	}
+	var err error
+	if d.store, err = storage.Open(opts.dataDir); err != nil {
+		return nil, err
+	}
+	id, err := d.store.Identity()
+	if errors.Is(err, storage.ErrNoIdentity) {
+		id, err = newIdentity(d.store, opts.name)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	name := opts.name
+	if name == "" {
+		name = id.DeviceName
+	}
+	if d.sync, err = app.OpenSyncStore(opts.dataDir); err != nil {
+		return fail(err)
+	}
+	if d.node, err = devicesync.New(devicesync.Config{Key: id.PrivateKey, Name: name, Listen: opts.listen,
+		Peers: opts.peers, MDNS: opts.mdns, Store: d.sync, Logger: logger}); err != nil {
+		return fail(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel = cancel
+	if err := d.node.Start(ctx); err != nil {
+		d.node = nil
+		return fail(err)
+	}
+	if d.out, err = audio.Open(audio.Options{}); err != nil {
+		return fail(err)
+	}
+	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
+		Music: opts.music, Passive: opts.passive, Name: name, Config: opts.config, Logger: logger},
+		app.Deps{Store: d.store, Output: d.out, Transport: d.node,
+			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
+	if err != nil {
+		return fail(err)
+	}
+	if d.ctl, err = listenCtl(opts.dataDir, d.app); err != nil {
+		return fail(err)
+	}
+	return d, nil
+}
+
+func newIdentity(s *storage.Store, name string) (storage.Identity, error) {
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return storage.Identity{}, err
+	}
+	if name == "" {
+		name, _ = os.Hostname()
+		if name == "" {
+			name = "furudesk"
+		}
+	}
+	id := storage.Identity{PrivateKey: key, DeviceID: string(devicesync.DeviceIDFromPublicKey(key.Public().(ed25519.PublicKey))),
+		GroupID: devicesync.NewGroupID(), DeviceName: name, CreatedAt: time.Now()}
+	if err := s.CreateIdentity(id); err != nil {
+		return storage.Identity{}, err
+	}
+	return id, nil
+}
+
+// close stops everything that was opened, in reverse order.
+func (d *device) close() error {
+	var errs []error
+	if d.ctl != nil {
+		errs = append(errs, d.ctl.close())
+	}
+	if d.app != nil {
+		errs = append(errs, d.app.Close())
+	}
+	if d.out != nil {
+		errs = append(errs, d.out.Close())
+	}
+	if d.node != nil {
+		errs = append(errs, d.node.Close())
+	}
+	if d.cancel != nil {
+		d.cancel()
+	}
+	if d.sync != nil {
+		errs = append(errs, d.sync.Close())
+	}
+	if d.store != nil {
+		errs = append(errs, d.store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// runHeadless runs the device until SIGINT or SIGTERM.
+func runHeadless(opts options, stderr io.Writer) error {
+	d, err := openDevice(opts, stderr)
+	if err != nil {
+		return err
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	fmt.Fprintf(stderr, "furudesk: headless, device %s, listening on %s, ctl socket %s\n",
+		d.app.Status().DeviceID, d.app.Status().Listen, d.ctl.path)
+	select {
+	case <-sig:
+	case <-d.app.Done():
+	}
+	signal.Stop(sig)
+	return d.close()
+}
