@@ -185,7 +185,9 @@ func TestCapture(t *testing.T) {
 	t.Run("stop-latency", func(t *testing.T) {
 		check(t, "stop", []string{long}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
 			plays, stops := run.all("play"), run.all("stop")
-			segs := segments(x, soundThr, 441)
+			// Cycles are over 250 ms apart; a shorter quiet run is a device
+			// underrun on a busy machine, which this scenario does not judge.
+			segs := segments(x, soundThr, 150*44100/1000)
 			if len(segs) != len(plays) || len(stops) != len(plays) {
 				j.fail("heard %d segments for %d plays / %d stops", len(segs), len(plays), len(stops))
 				return
