@@ -20,25 +20,22 @@
 //     local output (OutputReport for a gateway), Announce for every
 //     authenticated peer envelope, Receive for every stamped command, Tick
 //     on a ticker (e.g. every 250 ms), Transfer for an explicit selection,
-//     Stamp for an ordinary control. Before a transition whose persistence
+//     Stamp for an ordinary control. Before an input whose checkpoint write
 //     may fail, keep prev := e.Clone().
-//  3. After the inputs, if e.HasReady(), take rd := e.Ready() and act on it
-//     in this order:
-//     a. Persist: if rd.PersistCheckpoint, write rd.Checkpoint (together with
-//     the transition's other durable changes, in one transaction). If that
-//     fails, replace the engine with prev, execute nothing, send nothing,
-//     and stop here (no Advance).
-//     b. Publish: if rd.Gossip, send rd.Announcement to every peer; then send
-//     the stamped commands and handoffs created by this transition.
-//     c. Apply: if rd.RenderChanged and !rd.MayRender, stop audio at once;
-//     if rd.MayRender turned true, resume the distributed queue. Execute
-//     each Accepted command only if Fence(stamp) is still true right before
-//     its effect reaches the output. Update the UI from rd.Owner,
-//     OwnerLive and OwnerOutput.
-//     d. Advance: call e.Advance().
-//  4. Never call Ready again before Advance (it panics), and never publish an
-//     announcement, a stamp or a heartbeat id before the checkpoint that
-//     covers it was persisted in step 3a.
+//  3. Ready: if e.HasReady(), take rd := e.Ready(). Calling Ready again
+//     before Advance panics.
+//  4. Persist: if rd.PersistCheckpoint, write rd.Checkpoint together with the
+//     transition's other durable changes, in one transaction. If that fails,
+//     replace the engine with prev, execute nothing, send nothing, and stop
+//     here (no Advance).
+//  5. Publish: if rd.Gossip, send rd.Announcement to every peer; then send
+//     the stamped commands and handoffs this transition created. Nothing
+//     (announcement, stamp, heartbeat id) is published before step 4.
+//  6. Apply: if rd.RenderChanged and !rd.MayRender, stop audio at once; if
+//     rd.MayRender turned true, resume the distributed queue. Execute each
+//     Accepted command only if Fence(stamp) is still true right before its
+//     effect reaches the output. Show rd.Owner, OwnerLive and OwnerOutput.
+//  7. Advance: call e.Advance(), then wait for the next input (step 2).
 //
 // Heartbeat ids and command sequences are reserved in blocks of ReserveBlock
 // in the checkpoint, so most heartbeats and all ticks need no write.
