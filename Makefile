@@ -63,7 +63,7 @@ bench: deps
 
 ## sim: the engine's deterministic simulator over many seeds
 sim:
-	$(GO) test ./engine/enginetest -run TestSim -seeds=$(SEEDS) -timeout 0
+	$(GO) test ./engine/enginetest -run 'TestSim$$' -seeds=$(SEEDS) -timeout 0
 
 clean:
 	rm -rf bin
