@@ -353,19 +353,19 @@ func writeTrack(t testing.TB, path string, track int) {
 
 // node is one `furudesk --headless` process.
 type node struct {
-	t       testing.TB
-	name    string
-	dir     string
-	music   string
-	listen  string
-	sink    string
-	args    []string
-	env     []string
-	cmd     *exec.Cmd
-	exited  chan struct{}
-	log     *syncBuf
-	id      string
-	rec     *recorder
+	t      testing.TB
+	name   string
+	dir    string
+	music  string
+	listen string
+	sink   string
+	args   []string
+	env    []string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	log    *syncBuf
+	id     string
+	rec    *recorder
 }
 
 func freePort(t testing.TB) string {
