@@ -51,7 +51,7 @@ func TestCrashSafety(t *testing.T) {
 	})
 	rng := rand.New(rand.NewSource(seed))
 	dir := t.TempDir()
-	const kills = 60
+	const kills = 50
 	var stored engine.Checkpoint // what the last reopen found
 	var storedSeq uint64
 	committedLines := 0

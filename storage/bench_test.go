@@ -1,0 +1,180 @@
+package storage
+
+import (
+	"math/rand"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// fakeClock is a manual monotonic clock.
+type fakeClock struct{ now time.Duration }
+
+func (c *fakeClock) Now() time.Duration { return c.now }
+
+// engineDriver runs the actor's persistence step for a real engine: after
+// each input, take Ready, commit its checkpoint when it changed, Advance.
+type engineDriver struct {
+	s     *Store
+	e     *engine.Engine
+	clock *fakeClock
+}
+
+func newEngineDriver(tb testing.TB, s *Store) *engineDriver {
+	tb.Helper()
+	clock := &fakeClock{}
+	cfg := engine.DefaultConfig()
+	var e *engine.Engine
+	cp, ok, err := s.LoadCheckpoint("grp_bench")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if ok {
+		e, err = engine.Restore(cp, "grp_bench", cfg, clock)
+	} else {
+		e, err = engine.New("dev_bench", "grp_bench", cfg, clock)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d := &engineDriver{s: s, e: e, clock: clock}
+	e.RequestStartup()
+	clock.now += time.Duration(cfg.DiscoveryMS) * time.Millisecond
+	e.Heartbeat(engine.Output{Available: true})
+	e.Tick() // startup claim: we own the output
+	d.step(tb)
+	if !e.MayRender() {
+		tb.Fatalf("engine did not claim on startup")
+	}
+	return d
+}
+
+func (d *engineDriver) step(tb testing.TB) {
+	if !d.e.HasReady() {
+		return
+	}
+	rd := d.e.Ready()
+	if rd.PersistCheckpoint {
+		cp := rd.Checkpoint
+		if err := d.s.Commit(Transition{Checkpoint: &cp}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	d.e.Advance()
+}
+
+// run feeds heartbeats real output reports (one per 250 ms, as the actor's
+// ticker does) with a stamped command after every heartbeats/commands of
+// them, and a Tick every second.
+func (d *engineDriver) run(tb testing.TB, heartbeats, commands int) {
+	every := heartbeats / commands
+	for i := 1; i <= heartbeats; i++ {
+		d.clock.now += 250 * time.Millisecond
+		d.e.Heartbeat(engine.Output{Available: true, Playing: true})
+		d.step(tb)
+		if i%4 == 0 {
+			d.e.Tick()
+			d.step(tb)
+		}
+		if i%every == 0 {
+			if _, err := d.e.Stamp(); err != nil {
+				tb.Fatal(err)
+			}
+			d.step(tb)
+		}
+	}
+}
+
+// TestEngineDrivenWrites: 10,000 heartbeats and 1,000 commands through a
+// real engine cost at most one database write per 100 heartbeats, and a
+// restart from what was written never reuses an id.
+func TestEngineDrivenWrites(t *testing.T) {
+	s, _ := openTemp(t)
+	d := newEngineDriver(t, s)
+	before := s.Writes()
+	d.run(t, 10000, 1000)
+	writes := s.Writes() - before
+	t.Logf("10,000 heartbeats + 1,000 commands: %d database writes", writes)
+	if writes > 10000/100 {
+		t.Fatalf("%d writes, want at most %d (1 per 100 heartbeats)", writes, 10000/100)
+	}
+	lastHB := d.e.Heartbeat(engine.Output{Available: true})
+	d.step(t)
+	stamp, err := d.e.Stamp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.step(t)
+	restarted := newEngineDriver(t, s)
+	if hb := restarted.e.Heartbeat(engine.Output{Available: true}); hb <= lastHB {
+		t.Fatalf("after restart heartbeat id %d, not above %d", hb, lastHB)
+	}
+	if st, err := restarted.e.Stamp(); err != nil || st.Sequence <= stamp.Sequence {
+		t.Fatalf("after restart command sequence %d (%v), not above %d", st.Sequence, err, stamp.Sequence)
+	}
+}
+
+// BenchmarkEngineDrivenWrites reports the database writes per 10,000
+// heartbeats + 1,000 commands driven through a real engine.
+func BenchmarkEngineDrivenWrites(b *testing.B) {
+	s, _ := openTemp(b)
+	d := newEngineDriver(b, s)
+	before := s.Writes()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d.run(b, 10000, 1000)
+	}
+	b.StopTimer()
+	w := float64(s.Writes()-before) / float64(b.N)
+	b.ReportMetric(w, "writes/10k-heartbeats+1k-commands")
+	b.ReportMetric(w/100, "writes/100-heartbeats")
+}
+
+// BenchmarkCommitLatency measures one transition commit (checkpoint,
+// transport, one op) with synchronous=FULL, reporting p50/p99.
+func BenchmarkCommitLatency(b *testing.B) {
+	s, _ := openTemp(b)
+	if err := s.Commit(Transition{Queue: testQueue(50)}); err != nil {
+		b.Fatal(err)
+	}
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cp := testCheckpoint(uint64(i+1), uint64(i+1)*1024)
+		tp := Transport{Index: i % 50, PositionMS: int64(i), Playing: true, Volume: 80, Repeat: RepeatAll}
+		start := time.Now()
+		if err := s.Commit(Transition{Checkpoint: cp, Transport: &tp, Ops: []Op{testOp("dev_a", uint64(i+1))}}); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	b.ReportMetric(float64(d[len(d)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkSearch measures Search over 10,000 tracks with mixed queries,
+// reporting wall p50/p95.
+func BenchmarkSearch(b *testing.B) {
+	s, _ := openTemp(b)
+	if err := s.PutTracks(manyTracks(10000)); err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	d := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := searchQueries[rng.Intn(len(searchQueries))]
+		start := time.Now()
+		if _, err := s.Search(q, 200); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(start))
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(pct(d, 50).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(pct(d, 95).Microseconds()), "p95-µs")
+}
