@@ -76,6 +76,8 @@ type UI struct {
 	spawn func(func())
 	// ticking starts the position redraw ticker (tests drive tick by hand).
 	ticking bool
+	// loop is the ticker goroutine's body (tickLoop; tests replace it).
+	loop func(stop <-chan struct{})
 
 	st     app.Status
 	stAt   time.Time
@@ -134,6 +136,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 	if u.now == nil {
 		u.now = time.Now
 	}
+	u.loop = u.tickLoop
 	u.covers = newCoverCache(b, spawn, coverCacheMax)
 	u.win = fa.NewWindow(opts.Title)
 	if opts.Icon != nil {
@@ -370,23 +373,24 @@ func (u *UI) updateTicker() {
 	want := u.ticking && u.st.Playing && u.st.Track != nil
 	switch {
 	case want && u.tickStop == nil:
-		stop := make(chan struct{})
-		u.tickStop = stop
-		every := u.opts.Tick
-		go func() {
-			t := time.NewTicker(every)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					fyne.Do(u.tick)
-				}
-			}
-		}()
+		u.tickStop = make(chan struct{})
+		go u.loop(u.tickStop)
 	case !want:
 		u.stopTicker()
+	}
+}
+
+// tickLoop redraws the position every Tick until stop is closed.
+func (u *UI) tickLoop(stop <-chan struct{}) {
+	t := time.NewTicker(u.opts.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			fyne.Do(u.tick)
+		}
 	}
 }
 

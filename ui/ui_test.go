@@ -1,0 +1,466 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
+)
+
+func TestNowPlayingShowsTheTrackAndExtrapolatesThePosition(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	np := h.u.np
+	tr := h.b.Status().Track
+	if np.title.Text != tr.Title || !strings.HasPrefix(np.sub.Text, tr.Artists[0]+" — "+tr.Album) {
+		t.Fatalf("bar shows %q / %q, want the track %q by %v", np.title.Text, np.sub.Text, tr.Title, tr.Artists)
+	}
+	if np.play.Icon != theme.MediaPauseIcon() {
+		t.Fatal("playing, but the button does not offer pause")
+	}
+	if np.elapsed.Text != "0:10" || np.total.Text != formatDuration(msDuration(tr.DurationMS)) {
+		t.Fatalf("times %s / %s", np.elapsed.Text, np.total.Text)
+	}
+
+	h.clock.advance(2500 * time.Millisecond)
+	h.u.tick()
+	if np.elapsed.Text != "0:12" || np.seek.Value != 12.5 {
+		t.Fatalf("after 2.5 s playing: elapsed %s, slider %v; want 0:12, 12.5", np.elapsed.Text, np.seek.Value)
+	}
+
+	h.apply(func(st *app.Status) { st.Playing = false; st.PositionMS = 12_500 })
+	h.clock.advance(10 * time.Second)
+	h.u.tick()
+	if np.elapsed.Text != "0:12" || np.play.Icon != theme.MediaPlayIcon() {
+		t.Fatalf("paused: elapsed %s (want 0:12 still), icon %v", np.elapsed.Text, np.play.Icon.Name())
+	}
+}
+
+func TestPositionTickerRunsOnlyWhilePlaying(t *testing.T) {
+	h := newHarness(t, 30)
+	var stopped int
+	h.u.ticking = true
+	h.u.loop = func(stop <-chan struct{}) {}
+
+	h.apply(func(*app.Status) {}) // idle: nothing playing
+	if h.u.tickStop != nil {
+		t.Fatal("ticker runs while nothing plays")
+	}
+	h.playing()
+	if h.u.tickStop == nil {
+		t.Fatal("no ticker while playing")
+	}
+	stop := h.u.tickStop
+	h.apply(func(st *app.Status) { st.Playing = false })
+	select {
+	case <-stop:
+		stopped++
+	default:
+	}
+	if h.u.tickStop != nil || stopped != 1 {
+		t.Fatal("ticker still running while paused")
+	}
+}
+
+func TestTransportButtonsSendIntents(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	np := h.u.np
+	test.Tap(np.play)
+	test.Tap(np.next)
+	test.Tap(np.prev)
+	test.Tap(np.shuffle)
+	test.Tap(np.repeat) // off → all
+	test.Tap(np.repeat) // all → one
+	test.Tap(np.repeat) // one → off
+	h.wantCalls("TogglePlay()", "Next()", "Prev()", "SetShuffle(true)", "SetRepeat(all)", "SetRepeat(one)", "SetRepeat(off)")
+	if np.repeat.Icon != iconRepeat {
+		t.Fatal("repeat off should show the plain repeat icon")
+	}
+	h.apply(func(st *app.Status) { st.Repeat = "one" })
+	if np.repeat.Icon != iconRepeatOne {
+		t.Fatal("repeat one should show the repeat-one icon")
+	}
+}
+
+func TestSeekSliderSeeks(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	s := h.u.np.seek
+	s.SetValue(60) // what a drag ends with: OnChanged then OnChangeEnded
+	h.wantCalls("Seek(1m0s)")
+	if h.u.np.elapsed.Text != "1:00" {
+		t.Fatalf("elapsed %s after seeking to 1:00", h.u.np.elapsed.Text)
+	}
+}
+
+func TestVolumeRequestsAreMergedWhileOneIsInFlight(t *testing.T) {
+	h := newHarness(t, 30)
+	var pending []func()
+	h.u.spawn = func(f func()) { pending = append(pending, f) }
+	h.u.np.volume.SetValue(10)
+	h.u.np.volume.SetValue(20)
+	h.u.np.volume.SetValue(30)
+	for len(pending) > 0 {
+		f := pending[0]
+		pending = pending[1:]
+		f()
+	}
+	h.wantCalls("SetVolume(10)", "SetVolume(30)")
+}
+
+func TestDoubleClickPlaysAndContextMenuQueues(t *testing.T) {
+	h := newHarness(t, 30)
+	h.u.showPage(PageTracks)
+	tl := h.u.tracks.list
+	test.DoubleTap(trackRowAt(t, tl, 2))
+	h.wantCalls("PlayTracks(30," + tl.tracks[0].ContentID + ",2)")
+
+	h.b.ResetCalls()
+	row := trackRowAt(t, tl, 5)
+	test.TapSecondary(row)
+	tapMenu(t, h.u.win.Canvas(), "Play next")
+	test.TapSecondary(row)
+	tapMenu(t, h.u.win.Canvas(), "Add to queue")
+	id := tl.tracks[5].ContentID
+	h.wantCalls("Enqueue(1,"+id+",true)", "Enqueue(1,"+id+",false)")
+	if got := h.u.notices.texts(); len(got) != 2 || !strings.HasSuffix(got[1], "added to the queue.") {
+		t.Fatalf("notices %q", got)
+	}
+}
+
+func TestPlayingTrackIsMarkedInTheList(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	r := trackRowAt(t, h.u.tracks.list, 3)
+	if !r.icon.Visible() || !r.title.TextStyle.Bold {
+		t.Fatal("the playing track is not marked")
+	}
+	if r := trackRowAt(t, h.u.tracks.list, 4); r.icon.Visible() || r.title.TextStyle.Bold {
+		t.Fatal("a track that is not playing is marked")
+	}
+}
+
+func TestSearchFiltersWhileTyping(t *testing.T) {
+	h := newHarness(t, 300)
+	h.u.showPage(PageSettings)
+	test.Type(h.u.search, "glass")
+	if h.u.page != PageTracks {
+		t.Fatalf("typing a search stays on %s", h.u.page)
+	}
+	got := h.u.tracks.list.tracks
+	if len(got) == 0 || len(got) == 300 {
+		t.Fatalf("%d results for glass", len(got))
+	}
+	for _, tr := range got {
+		if !strings.Contains(strings.ToLower(tr.Title+tr.Album+strings.Join(tr.Artists, "")), "glass") {
+			t.Fatalf("result %q does not match", tr.Title)
+		}
+	}
+	if h.u.pageTitle.Text != "Search" || !strings.Contains(h.u.pageSub.Text, "“glass”") {
+		t.Fatalf("header %q %q", h.u.pageTitle.Text, h.u.pageSub.Text)
+	}
+	test.Type(h.u.search, "zzz")
+	if len(h.u.tracks.list.tracks) != 0 || !h.u.tracks.noMatch.Visible() {
+		t.Fatal("no-match message missing")
+	}
+}
+
+func TestBannerWhileAnotherDeviceOwnsTheOutput(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	if h.u.banner.view.Visible() {
+		t.Fatal("banner shown while this device plays")
+	}
+	h.remote()
+	if !h.u.banner.view.Visible() || h.u.banner.label.Text != "Playing on Living room" {
+		t.Fatalf("banner visible=%v text=%q", h.u.banner.view.Visible(), h.u.banner.label.Text)
+	}
+	if h.u.np.device.Text != "Living room" {
+		t.Fatalf("device button says %q", h.u.np.device.Text)
+	}
+	// the controls still send the same intents; the app routes them
+	test.Tap(h.u.np.play)
+	test.Tap(button(t, h.u.banner.view, "Play here"))
+	h.wantCalls("TogglePlay()", "Transfer(dev-desk)")
+}
+
+func TestPickingADeviceTransfers(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.remote()
+	test.Tap(h.u.np.device)
+	tapMenu(t, h.u.win.Canvas(), "Laptop — offline")
+	h.wantCalls("Transfer(dev-laptop)")
+
+	h.b.ResetCalls()
+	h.u.showPage(PageDevices)
+	test.Tap(button(t, h.u.devices.view, "Play on this device"))
+	h.wantCalls("Transfer(dev-desk)")
+}
+
+func TestTransferFailureIsShown(t *testing.T) {
+	h := newHarness(t, 30)
+	h.remote()
+	h.b.Fail["Transfer"] = errors.New("Laptop is offline")
+	h.u.showPage(PageDevices)
+	buttons := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
+	if len(buttons) != 1 {
+		t.Fatalf("%d Play here buttons, want 1 (Laptop)", len(buttons))
+	}
+	test.Tap(buttons[0])
+	if got := h.u.notices.texts(); got[len(got)-1] != "Could not move playback to Laptop: Laptop is offline." {
+		t.Fatalf("notices %q", got)
+	}
+}
+
+func TestOwnerChangesAreAnnounced(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	test.AssertNotificationSent(t, &fyne.Notification{Title: "furudesk", Content: "Playback moved to Living room."}, h.remote)
+	test.AssertNotificationSent(t, &fyne.Notification{Title: "furudesk", Content: "Playback moved to this device."}, func() {
+		h.apply(func(st *app.Status) { st.Owner, st.OwnerName = "dev-desk", "Desk" })
+	})
+	got := h.u.notices.texts()
+	if len(got) != 2 || got[0] != "Playback moved to Living room." || got[1] != "Playback moved to this device." {
+		t.Fatalf("in-app notices %q", got)
+	}
+}
+
+func TestAppNoticesAreShownOnce(t *testing.T) {
+	h := newHarness(t, 3)
+	n := []app.Notice{{ID: 1, Level: "error", Text: "Could not play x.mp3: not an audio file"}}
+	h.apply(func(st *app.Status) { st.Notices = n })
+	h.apply(func(st *app.Status) { st.Notices = append(n, app.Notice{ID: 2, Level: "info", Text: "Scan finished"}) })
+	h.apply(func(st *app.Status) { st.Volume = 3 })
+	got := h.u.notices.texts()
+	if len(got) != 2 || got[0] != n[0].Text || got[1] != "Scan finished" {
+		t.Fatalf("notices %q", got)
+	}
+}
+
+func TestKeyboardShortcuts(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	c := h.u.win.Canvas()
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeySpace})
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyRight})
+	c.OnTypedKey()(&fyne.KeyEvent{Name: fyne.KeyLeft})
+	sc := c.(fyne.Shortcutable)
+	mod := fyne.KeyModifierShortcutDefault
+	sc.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: mod})
+	sc.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: mod})
+	h.wantCalls("TogglePlay()", "Seek(15s)", "Seek(10s)", "Next()", "Prev()")
+
+	sc.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: mod})
+	if h.u.page != PageSettings {
+		t.Fatalf("ctrl+, opened %s", h.u.page)
+	}
+	sc.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: mod})
+	if c.Focused() != h.u.search {
+		t.Fatal("ctrl+F does not focus the search field")
+	}
+}
+
+func TestEmptyLibraryOffersFolderAndDemo(t *testing.T) {
+	h := newHarness(t, 0)
+	if !h.u.tracks.empty.Visible() {
+		t.Fatal("no first-run invitation on an empty library")
+	}
+	test.Tap(button(t, h.u.tracks.view, "Try demo tracks"))
+	h.wantCalls("GenerateDemo()", "Tracks()") // the demo bumped the library version
+	if h.u.tracks.empty.Visible() || len(h.u.tracks.list.tracks) != 24 {
+		t.Fatalf("after the demo: empty=%v, %d tracks", h.u.tracks.empty.Visible(), len(h.u.tracks.list.tracks))
+	}
+}
+
+func TestScanProgress(t *testing.T) {
+	h := newHarness(t, 0)
+	h.apply(func(st *app.Status) { st.Scan = app.ScanStatus{Running: true, Done: 30, Found: 120} })
+	s := h.u.scanBar
+	if !s.view.Visible() || s.bar.Value != 30 || s.bar.Max != 120 || s.label.Text != "Scanning your music… 30 of 120" {
+		t.Fatalf("scan view: visible=%v %v/%v %q", s.view.Visible(), s.bar.Value, s.bar.Max, s.label.Text)
+	}
+	if h.u.tracks.empty.Visible() {
+		t.Fatal("first-run invitation shown while the first scan runs")
+	}
+	h.apply(func(st *app.Status) { st.Scan = app.ScanStatus{Errors: 2} })
+	if s.label.Text != "2 files could not be read." {
+		t.Fatalf("after scan: %q", s.label.Text)
+	}
+}
+
+func TestQueuePage(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.u.showPage(PageQueue)
+	rows := find(h.u.queue.list, func(r *queueRow) bool { return r.id == 5 })
+	if len(rows) != 1 {
+		t.Fatal("queue row 5 not rendered")
+	}
+	if cur := find(h.u.queue.list, func(r *queueRow) bool { return r.id == 3 }); !cur[0].icon.Visible() {
+		t.Fatal("the current entry is not marked")
+	}
+	if h.u.pageSub.Text != "10 tracks" {
+		t.Fatalf("queue header %q", h.u.pageSub.Text)
+	}
+	test.DoubleTap(rows[0])
+	test.TapSecondary(rows[0])
+	tapMenu(t, h.u.win.Canvas(), "Remove from queue")
+	test.Tap(h.u.queue.clear)
+	h.wantCalls("JumpTo(5)", "RemoveFromQueue(5)", "ClearQueue()")
+	if !h.u.queue.empty.Visible() {
+		t.Fatal("cleared queue does not say it is empty")
+	}
+}
+
+func TestPairingRequests(t *testing.T) {
+	h := newHarness(t, 3)
+	h.apply(func(st *app.Status) {
+		st.Pairing = []app.PairingRequest{
+			{ID: "r1", DeviceID: "dev-k", Name: "Kitchen"},
+			{ID: "r2", DeviceID: "dev-o", Name: "Office", GroupConflict: true},
+		}
+	})
+	v := h.u.devices.requests
+	accept := find(v, func(b *widgetButton) bool { return b.Text == "Accept" })
+	deny := find(v, func(b *widgetButton) bool { return b.Text == "Deny" })
+	if len(accept) != 1 || len(deny) != 2 {
+		t.Fatalf("%d Accept and %d Deny buttons", len(accept), len(deny))
+	}
+	test.Tap(accept[0])
+	test.Tap(button(t, v, "Join their group"))
+	test.Tap(button(t, v, "Keep my group"))
+	test.Tap(deny[1])
+	h.wantCalls("Accept(r1,false)", "Accept(r2,true)", "Accept(r2,false)", "Deny(r2)")
+}
+
+func TestInviteShowsCodeCopyAndExpiry(t *testing.T) {
+	h := newHarness(t, 3)
+	h.clock.t = time.Date(2025, 1, 1, 12, 0, 30, 0, time.UTC)
+	h.u.showPage(PageDevices)
+	test.Tap(button(t, h.u.devices.view, "Add a device"))
+	top := h.u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("no invite dialog")
+	}
+	inv, _ := h.b.Invite()
+	if len(find(top, func(l *widgetLabel) bool { return l.Text == inv.Code })) != 1 {
+		t.Fatal("the invite code is not shown")
+	}
+	if len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "(in 9 minutes)") })) != 1 {
+		t.Fatal("the expiry is not shown")
+	}
+	test.Tap(button(t, top, "Copy code"))
+	if got := h.u.fa.Clipboard().Content(); got != inv.Code {
+		t.Fatalf("clipboard %q", got)
+	}
+}
+
+func TestJoinPairsWithThePastedCode(t *testing.T) {
+	h := newHarness(t, 3)
+	h.u.showPage(PageDevices)
+	test.Tap(button(t, h.u.devices.view, "Join another device's group"))
+	top := h.u.win.Canvas().Overlays().Top()
+	test.Tap(button(t, top, "Join"))
+	h.wantNoCall("Pair")
+	if len(find(top, func(l *widgetLabel) bool { return l.Text == "Paste a code first." })) != 1 {
+		t.Fatal("empty code accepted silently")
+	}
+	h.b.Fail["Pair"] = errors.New("the invite has expired")
+	entry := find[*widgetEntry](top, nil)[0]
+	test.Type(entry, " frid://i/abc ")
+	test.Tap(button(t, top, "Join"))
+	if len(find(top, func(l *widgetLabel) bool { return l.Text == "Could not join: The invite has expired." })) != 1 {
+		t.Fatal("pairing error not shown in the dialog")
+	}
+	h.wantCalls("Pair(frid://i/abc)")
+}
+
+func TestRevokeAsksFirst(t *testing.T) {
+	h := newHarness(t, 3)
+	h.remote()
+	h.u.showPage(PageDevices)
+	test.Tap(find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Remove" })[1])
+	h.wantNoCall("Revoke")
+	top := h.u.win.Canvas().Overlays().Top()
+	test.Tap(button(t, top, "Yes"))
+	h.wantCalls("Revoke(dev-laptop)")
+}
+
+func TestInvalidPlaybackSettingsKeepTheOldValues(t *testing.T) {
+	h := newHarness(t, 3)
+	p := h.u.settings
+	h.u.showPage(PageSettings)
+	old := h.b.Status().Config
+	for _, tc := range []struct{ discovery, timeout, msg string }{
+		{"3000", "0", "Owner timeout must be between 1 and 86400000 ms (one day), not 0. Nothing was changed."},
+		{"90000", "120000", "Discovery wait must be at most 60000 ms (one minute), not 90000. Nothing was changed."},
+		{"soon", "120000", "Discovery wait must be a whole number of milliseconds, not “soon”. Nothing was changed."},
+	} {
+		p.discovery.SetText(tc.discovery)
+		p.timeout.SetText(tc.timeout)
+		test.Tap(button(t, p.view, "Apply"))
+		if !p.cfgMsg.Visible() || p.cfgMsg.Text != tc.msg {
+			t.Fatalf("message %q, want %q", p.cfgMsg.Text, tc.msg)
+		}
+		h.wantNoCall("SetPlaybackConfig")
+		if h.b.Status().Config != old {
+			t.Fatal("config changed")
+		}
+	}
+
+	// the app's own validation is shown the same way
+	h.b.Fail["SetPlaybackConfig"] = engine.ErrConfig
+	p.discovery.SetText("1000")
+	test.Tap(button(t, p.view, "Apply"))
+	if !strings.HasPrefix(p.cfgMsg.Text, "Invalid playback config") || h.b.Status().Config != old {
+		t.Fatalf("backend refusal: %q", p.cfgMsg.Text)
+	}
+
+	delete(h.b.Fail, "SetPlaybackConfig")
+	h.b.ResetCalls()
+	test.Tap(p.failover)
+	test.Tap(button(t, p.view, "Apply"))
+	want := engine.DefaultConfig()
+	want.AutomaticFailover, want.DiscoveryMS = false, 1000
+	if h.b.Status().Config != want || p.cfgMsg.Text != "Saved." {
+		t.Fatalf("config %+v, message %q", h.b.Status().Config, p.cfgMsg.Text)
+	}
+	h.u.apply(h.b.Status())
+	test.Tap(button(t, p.view, "Reset to defaults"))
+	if h.b.Status().Config != engine.DefaultConfig() || p.timeout.Text != "120000" || !p.failover.Checked {
+		t.Fatalf("reset: %+v", h.b.Status().Config)
+	}
+}
+
+func TestSettingsFoldersNameAndPassive(t *testing.T) {
+	h := newHarness(t, 3)
+	h.apply(func(st *app.Status) { st.Folders = []string{"/music/a", "/music/b"} })
+	p := h.u.settings
+	h.u.showPage(PageSettings)
+	rm := find(p.folders, func(b *widgetButton) bool { return b.Text == "Remove" })
+	if len(rm) != 2 {
+		t.Fatalf("%d folder rows", len(rm))
+	}
+	test.Tap(rm[1])
+	test.Tap(p.rescan)
+	p.name.SetText("Study")
+	test.Tap(button(t, p.view, "Rename"))
+	test.Tap(p.passive)
+	h.wantCalls("RemoveFolder(/music/b)", "Rescan()", "SetDeviceName(Study)", "SetPassive(true)")
+
+	h.b.Fail["SetPassive"] = errors.New("the store is read-only")
+	test.Tap(p.passive)
+	if !p.passive.Checked || p.passMsg.Text != "Could not change it: The store is read-only." {
+		t.Fatalf("failed passive switch: checked=%v %q", p.passive.Checked, p.passMsg.Text)
+	}
+}
