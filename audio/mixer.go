@@ -60,7 +60,7 @@ func (m *mixer) Read(p []byte) (int, error) {
 	i := 0
 	for i < total {
 		if m.paused || m.held || m.cur == nil {
-			i = m.silence(p, i, total)
+			m.silence(p, i, total)
 			break
 		}
 		s := m.cur
