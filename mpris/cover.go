@@ -70,7 +70,7 @@ func (c *CoverCache) ArtURL(contentID string) string {
 		c.log.Warn("mpris: cover not written", "content_id", contentID, "err", err)
 		return ""
 	}
-	c.prune()
+	c.prune(path)
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
@@ -102,9 +102,11 @@ func (c *CoverCache) write(name string, img []byte) (string, error) {
 	return path, nil
 }
 
-// prune keeps the MaxCoverFiles newest covers.
-func (c *CoverCache) prune() {
-	entries, err := os.ReadDir(c.dir)
+// prune keeps the MaxCoverFiles newest covers, keep among them (file
+// times are coarse: several covers may share one).
+func (c *CoverCache) prune(keep string) {
+	dir := filepath.Dir(keep)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
@@ -114,20 +116,21 @@ func (c *CoverCache) prune() {
 	}
 	var covers []file
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), coverPrefix) {
+		path := filepath.Join(dir, e.Name())
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), coverPrefix) || path == keep {
 			continue
 		}
 		info, err := e.Info()
 		if err != nil {
 			continue
 		}
-		covers = append(covers, file{filepath.Join(c.dir, e.Name()), info.ModTime().UnixNano()})
+		covers = append(covers, file{path, info.ModTime().UnixNano()})
 	}
-	if len(covers) <= MaxCoverFiles {
+	if len(covers) < MaxCoverFiles {
 		return
 	}
 	slices.SortFunc(covers, func(a, b file) int { return cmp.Compare(b.mod, a.mod) })
-	for _, f := range covers[MaxCoverFiles:] {
+	for _, f := range covers[MaxCoverFiles-1:] {
 		if err := os.Remove(f.path); err != nil {
 			c.log.Debug("mpris: old cover not removed", "path", f.path, "err", err)
 		}
