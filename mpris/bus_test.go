@@ -19,7 +19,7 @@ const deadline = 10 * time.Second
 
 // requireTools skips the test when a tool is missing, and fails it in CI,
 // where the tools are installed on purpose (Debian packages dbus, playerctl).
-func requireTools(t *testing.T, tools ...string) {
+func requireTools(t testing.TB, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -47,7 +47,7 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 
 // startBus runs a private session bus for the test and returns its
 // address. The daemon prints its address once it listens.
-func startBus(t *testing.T) string {
+func startBus(t testing.TB) string {
 	t.Helper()
 	requireTools(t, "dbus-daemon")
 	// A short directory: a unix socket path has about 100 bytes.
@@ -92,7 +92,7 @@ func startBus(t *testing.T) string {
 }
 
 // connect opens a client connection to the bus at addr.
-func connect(t *testing.T, addr string) *dbus.Conn {
+func connect(t testing.TB, addr string) *dbus.Conn {
 	t.Helper()
 	c, err := dbus.Connect(addr)
 	if err != nil {
@@ -112,7 +112,7 @@ type rig struct {
 
 // newRig serves f on a new private bus with a fake clock (unless opts
 // has a clock).
-func newRig(t *testing.T, f *fakePlayer, opts Options) *rig {
+func newRig(t testing.TB, f *fakePlayer, opts Options) *rig {
 	t.Helper()
 	r := &rig{addr: startBus(t), fake: f, clock: &fakeClock{}}
 	if opts.Now == nil {

@@ -18,7 +18,7 @@ import (
 
 // The tests in this file talk to the server as a generic D-Bus client.
 
-func (r *rig) object(t *testing.T) dbus.BusObject {
+func (r *rig) object(t testing.TB) dbus.BusObject {
 	t.Helper()
 	return connect(t, r.addr).Object(BusName, ObjectPath)
 }
@@ -342,5 +342,19 @@ func TestLostBusStopsTheServer(t *testing.T) {
 func TestServeNeedsAPlayer(t *testing.T) {
 	if _, err := Serve(context.Background(), nil, nil, Options{}); !errors.Is(err, ErrNoPlayer) {
 		t.Errorf("Serve(nil player) = %v, want ErrNoPlayer", err)
+	}
+}
+
+// BenchmarkGetAllOverTheBus is one client's GetAll of the Player
+// properties through a private dbus-daemon: what a desktop widget pays.
+func BenchmarkGetAllOverTheBus(b *testing.B) {
+	r := newRig(b, newFakePlayer(pausedAt(0, 0)), Options{})
+	obj := r.object(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		var all map[string]dbus.Variant
+		if err := obj.Call(ifaceProps+".GetAll", 0, ifacePlayer).Store(&all); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -81,7 +81,7 @@ func (o propsObj) Set(iface, name string, value dbus.Variant) *dbus.Error {
 		}
 		switch f {
 		case 0: // the specification: like Pause
-			return playerObj{o.s}.Pause()
+			return playerObj(o).Pause()
 		case 1:
 			return nil
 		}

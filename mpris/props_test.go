@@ -134,3 +134,18 @@ func TestPositionExtrapolation(t *testing.T) {
 		t.Errorf("clock stepped back: %d µs, want 10000000", got)
 	}
 }
+
+// BenchmarkStatusToSignal is the work the server does per app status (one
+// every 250 ms while playing): derive the properties and diff them.
+func BenchmarkStatusToSignal(b *testing.B) {
+	prev := deriveProps(view{st: pausedAt(0, 0)})
+	st := pausedAt(0, 1000)
+	st.Playing = true
+	b.ReportAllocs()
+	for b.Loop() {
+		p := deriveProps(view{st: st, at: clockStart})
+		if ch := p.changed(prev); len(ch) != 1 {
+			b.Fatalf("changed %v", ch)
+		}
+	}
+}
