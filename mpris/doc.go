@@ -11,8 +11,8 @@
 //  2. Pass Options.Raise and Options.Quit if the window can be raised or the
 //     app quit from outside; both are called on D-Bus goroutines, so a Fyne
 //     front end wraps them in fyne.Do.
-//  3. Pass Options.ArtURL (NewCoverCache(dir, app.Cover).ArtURL) for cover
-//     art in desktop widgets.
+//  3. Pass Options.ArtURL (NewCoverCache(dir, app.Cover, log).ArtURL) for
+//     cover art in desktop widgets.
 //  4. Cancel the context or call Close before closing the app.
 //
 // # Another device owns the output
