@@ -43,7 +43,7 @@ func newHarness(t *testing.T, n int) *harness {
 			h.u.apply(h.b.Status())
 		}
 	})
-	h.u.win.Resize(fyne.NewSize(1100, 720))
+	h.u.win.Resize(fyne.NewSize(860, 520))
 	h.b.ResetCalls()
 	t.Cleanup(func() { h.u.Close(); h.u.win.Close() })
 	return h

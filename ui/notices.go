@@ -53,12 +53,16 @@ func (n *noticeBar) add(level, text string) {
 	for len(n.view.Objects) > noticeMax {
 		n.view.Remove(n.view.Objects[0])
 	}
+	n.u.relayoutTop()
 	if !isErr && n.u.ticking {
 		time.AfterFunc(noticeInfoTTL, func() { fyne.Do(func() { n.remove(row) }) })
 	}
 }
 
-func (n *noticeBar) remove(row fyne.CanvasObject) { n.view.Remove(row) }
+func (n *noticeBar) remove(row fyne.CanvasObject) {
+	n.view.Remove(row)
+	n.u.relayoutTop()
+}
 
 // texts are the notices shown, oldest first (for tests).
 func (n *noticeBar) texts() []string {

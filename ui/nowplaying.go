@@ -341,11 +341,13 @@ func newBanner(u *UI) *banner {
 }
 
 func (b *banner) update(st app.Status) {
-	if st.Owner != "" && st.Owner != st.DeviceID {
+	remote := st.Owner != "" && st.Owner != st.DeviceID
+	if remote {
 		b.label.SetText("Playing on " + ownerName(st))
-		b.view.Show()
-	} else {
-		b.view.Hide()
+	}
+	if remote != b.view.Visible() {
+		b.view.Hidden = !remote
+		b.u.relayoutTop()
 	}
 }
 

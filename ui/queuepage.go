@@ -102,23 +102,17 @@ type queueRow struct {
 	widget.BaseWidget
 	p                             *queuePage
 	id                            int
-	no, title, artist, album, dur *widget.Label
+	no, title, artist, album, dur *cell
 	icon                          *widget.Icon
 	numberCell                    *fyne.Container
 }
 
 func newQueueRow(p *queuePage) *queueRow {
 	r := &queueRow{p: p, id: -1}
-	cell := func(align fyne.TextAlign) *widget.Label {
-		l := widget.NewLabel("")
-		l.Alignment = align
-		l.Truncation = fyne.TextTruncateEllipsis
-		return l
-	}
-	r.no, r.dur = cell(fyne.TextAlignTrailing), cell(fyne.TextAlignTrailing)
-	r.no.Importance, r.dur.Importance = widget.LowImportance, widget.LowImportance
-	r.title, r.artist, r.album = cell(fyne.TextAlignLeading), cell(fyne.TextAlignLeading), cell(fyne.TextAlignLeading)
-	r.icon = widget.NewIcon(theme.MediaPlayIcon())
+	fg, low := theme.ColorNameForeground, theme.ColorNamePlaceHolder
+	r.no, r.dur = newCell(fyne.TextAlignTrailing, low), newCell(fyne.TextAlignTrailing, low)
+	r.title, r.artist, r.album = newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg)
+	r.icon = widget.NewIcon(theme.NewPrimaryThemedResource(theme.MediaPlayIcon()))
 	r.numberCell = container.NewStack(r.no, container.NewCenter(r.icon))
 	r.ExtendBaseWidget(r)
 	return r
@@ -135,7 +129,8 @@ func (r *queueRow) bind(id int) {
 	}
 	it := r.p.items[id]
 	cur := id == r.p.index
-	r.no.SetText(itoa(id + 1))
+	low := theme.ColorNamePlaceHolder
+	r.no.set(itoa(id+1), false, low)
 	if cur {
 		r.no.Hide()
 		r.icon.Show()
@@ -143,20 +138,18 @@ func (r *queueRow) bind(id int) {
 		r.icon.Hide()
 		r.no.Show()
 	}
-	r.title.TextStyle.Bold = cur
-	r.title.Importance = widget.MediumImportance
-	if cur {
-		r.title.Importance = widget.HighImportance
-	}
 	title := it.Title
 	if title == "" {
 		title = "Untitled"
 	}
-	r.title.Text = title
-	r.title.Refresh()
-	r.artist.SetText(joinArtists(it.Artists))
-	r.album.SetText(orUnknown(it.Album, "album"))
-	r.dur.SetText(formatDuration(msDuration(it.DurationMS)))
+	color := theme.ColorNameForeground
+	if cur {
+		color = theme.ColorNamePrimary
+	}
+	r.title.set(title, cur, color)
+	r.artist.set(joinArtists(it.Artists), false, theme.ColorNameForeground)
+	r.album.set(orUnknown(it.Album, "album"), false, theme.ColorNameForeground)
+	r.dur.set(formatDuration(msDuration(it.DurationMS)), false, low)
 }
 
 // Tapped selects the row.

@@ -80,25 +80,17 @@ type trackRow struct {
 	widget.BaseWidget
 	tl                            *trackList
 	id                            int
-	no, title, artist, album, dur *widget.Label
+	no, title, artist, album, dur *cell
 	icon                          *widget.Icon
 	numberCell                    *fyne.Container
 }
 
 func newTrackRow(tl *trackList) *trackRow {
 	r := &trackRow{tl: tl, id: -1}
-	cell := func(align fyne.TextAlign) *widget.Label {
-		l := widget.NewLabel("")
-		l.Alignment = align
-		l.Truncation = fyne.TextTruncateEllipsis
-		return l
-	}
-	r.no = cell(fyne.TextAlignTrailing)
-	r.no.Importance = widget.LowImportance
-	r.title, r.artist, r.album = cell(fyne.TextAlignLeading), cell(fyne.TextAlignLeading), cell(fyne.TextAlignLeading)
-	r.dur = cell(fyne.TextAlignTrailing)
-	r.dur.Importance = widget.LowImportance
-	r.icon = widget.NewIcon(theme.MediaPlayIcon())
+	fg, low := theme.ColorNameForeground, theme.ColorNamePlaceHolder
+	r.no, r.dur = newCell(fyne.TextAlignTrailing, low), newCell(fyne.TextAlignTrailing, low)
+	r.title, r.artist, r.album = newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg)
+	r.icon = widget.NewIcon(theme.NewPrimaryThemedResource(theme.MediaPlayIcon()))
 	r.icon.Hide()
 	r.numberCell = container.NewStack(r.no, container.NewCenter(r.icon))
 	r.ExtendBaseWidget(r)
@@ -116,30 +108,29 @@ func (r *trackRow) bind(id int) {
 	}
 	t := r.tl.tracks[id]
 	playing := t.ContentID != "" && t.ContentID == r.tl.current
-	r.no.SetText(strconv.Itoa(id + 1))
-	if playing {
-		r.no.Hide()
-		r.icon.Show()
-	} else {
-		r.icon.Hide()
-		r.no.Show()
+	low := theme.ColorNamePlaceHolder
+	r.no.set(strconv.Itoa(id+1), false, low)
+	if playing != r.icon.Visible() {
+		if playing {
+			r.no.Hide()
+			r.icon.Show()
+		} else {
+			r.icon.Hide()
+			r.no.Show()
+		}
 	}
 	title := t.Title
 	if title == "" {
 		title = "Untitled"
 	}
-	if r.title.TextStyle.Bold != playing {
-		r.title.TextStyle.Bold = playing
-		r.title.Importance = widget.MediumImportance
-		if playing {
-			r.title.Importance = widget.HighImportance
-		}
-		r.title.Refresh()
+	color := theme.ColorNameForeground
+	if playing {
+		color = theme.ColorNamePrimary
 	}
-	r.title.SetText(title)
-	r.artist.SetText(joinArtists(t.Artists))
-	r.album.SetText(orUnknown(t.Album, "album"))
-	r.dur.SetText(formatDuration(t.Duration))
+	r.title.set(title, playing, color)
+	r.artist.set(joinArtists(t.Artists), false, theme.ColorNameForeground)
+	r.album.set(orUnknown(t.Album, "album"), false, theme.ColorNameForeground)
+	r.dur.set(formatDuration(t.Duration), false, low)
 }
 
 // Tapped selects the row.

@@ -96,6 +96,8 @@ type UI struct {
 	pageSub   *widget.Label
 	search    *widget.Entry
 	body      *fyne.Container
+	top       *fyne.Container // banner, notices and header: relaid out when they change
+	main      *fyne.Container // top above the page
 	pages     map[string]fyne.CanvasObject
 
 	banner   *banner
@@ -239,12 +241,12 @@ func (u *UI) build() {
 		container.NewHBox(u.pageTitle, u.pageSub))
 
 	u.body = container.NewStack()
-	main := container.NewBorder(
-		container.NewVBox(u.banner.view, u.notices.view, container.NewPadded(header)),
+	u.top = container.NewVBox(u.banner.view, u.notices.view, container.NewPadded(header))
+	u.main = container.NewBorder(u.top,
 		nil, nil, nil, container.NewPadded(u.body))
 
 	bar := container.NewVBox(widget.NewSeparator(), u.np.view)
-	content := container.NewBorder(nil, bar, container.NewHBox(sideWrap, widget.NewSeparator()), nil, main)
+	content := container.NewBorder(nil, bar, container.NewHBox(sideWrap, widget.NewSeparator()), nil, u.main)
 	u.win.SetContent(content)
 	u.win.Resize(fyne.NewSize(1180, 760))
 	u.nav.Select(2) // Tracks
@@ -548,6 +550,15 @@ func (u *UI) goToArtist(name string) {
 func (u *UI) clearSearch() {
 	if u.search.Text != "" {
 		u.search.SetText("")
+	}
+}
+
+// relayoutTop lays out the banner, notices and header again after one of
+// them appeared, went away or changed height.
+func (u *UI) relayoutTop() {
+	if u.main != nil {
+		u.top.Refresh()
+		u.main.Refresh()
 	}
 }
 

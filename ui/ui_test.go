@@ -141,10 +141,10 @@ func TestPlayingTrackIsMarkedInTheList(t *testing.T) {
 	h := newHarness(t, 30)
 	h.playing()
 	r := trackRowAt(t, h.u.tracks.list, 3)
-	if !r.icon.Visible() || !r.title.TextStyle.Bold {
+	if !r.icon.Visible() || !r.title.bold {
 		t.Fatal("the playing track is not marked")
 	}
-	if r := trackRowAt(t, h.u.tracks.list, 4); r.icon.Visible() || r.title.TextStyle.Bold {
+	if r := trackRowAt(t, h.u.tracks.list, 4); r.icon.Visible() || r.title.bold {
 		t.Fatal("a track that is not playing is marked")
 	}
 }
@@ -462,5 +462,22 @@ func TestSettingsFoldersNameAndPassive(t *testing.T) {
 	test.Tap(p.passive)
 	if !p.passive.Checked || p.passMsg.Text != "Could not change it: The store is read-only." {
 		t.Fatalf("failed passive switch: checked=%v %q", p.passive.Checked, p.passMsg.Text)
+	}
+}
+
+func TestLongTextIsCutWithAnEllipsis(t *testing.T) {
+	test.NewTempApp(t)
+	c := newCell(fyne.TextAlignLeading, theme.ColorNameForeground)
+	w := test.NewTempWindow(t, c)
+	c.set("A very long title that cannot possibly fit into a narrow column", false, theme.ColorNameForeground)
+	w.Resize(fyne.NewSize(120, 40))
+	c.Resize(fyne.NewSize(120, 40))
+	test.TempWidgetRenderer(t, c).Layout(fyne.NewSize(120, 40))
+	if !strings.HasSuffix(c.t.Text, "…") || fyne.MeasureText(c.t.Text, theme.TextSize(), fyne.TextStyle{}).Width > c.width {
+		t.Fatalf("cut to %q (width %v)", c.t.Text, c.width)
+	}
+	c.set("Short", false, theme.ColorNameForeground)
+	if c.t.Text != "Short" {
+		t.Fatalf("short text shown as %q", c.t.Text)
 	}
 }

@@ -3,27 +3,24 @@ package main
 import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
-	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/assets"
+	"github.com/furudesk/furudesk/ui"
 )
 
 // appID is the reverse-DNS id of FyneApp.toml; Fyne keys preferences by it.
 const appID = "org.furudesk.furudesk"
 
+// The window drives the app only through ui.Backend.
+var _ ui.Backend = (*app.App)(nil)
+
 // runGUI shows the window for the running app until it is closed.
-func runGUI(_ *app.App, opts options) error {
-	a := fyneapp.NewWithID(appID)
+func runGUI(a *app.App, _ options) error {
+	fa := fyneapp.NewWithID(appID)
 	icon := fyne.NewStaticResource("icon.png", assets.Icon)
-	a.SetIcon(icon)
-	w := a.NewWindow("furudesk")
-	w.SetIcon(icon)
-	title := widget.NewLabelWithStyle("furudesk", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	body := widget.NewLabelWithStyle("Your music, one listening room.\nData: "+opts.dataDir, fyne.TextAlignCenter, fyne.TextStyle{})
-	w.SetContent(container.NewCenter(container.NewVBox(widget.NewIcon(icon), title, body)))
-	w.Resize(fyne.NewSize(1000, 680))
-	w.ShowAndRun()
+	fa.SetIcon(icon)
+	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon})
+	u.Run()
 	return nil
 }

@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/ui/internal/fakebackend"
+)
+
+// The benchmarks run on Fyne's test driver (software painter, no GL, no X):
+// "frame" is a full software capture of the window, which costs more than
+// a GL frame; the real window's figures are in the report.
+
+const benchTracks = 10_000
+
+func benchUI(b *testing.B, fa fyne.App, fb *fakebackend.Backend) *UI {
+	u := newUI(fa, fb, Options{}, func(f func()) { f() })
+	u.win.Resize(fyne.NewSize(1180, 760))
+	return u
+}
+
+// BenchmarkColdStartToFirstFrame builds the window over a 10,000-track
+// library (catalog load and indexing included) and paints its first frame.
+func BenchmarkColdStartToFirstFrame(b *testing.B) {
+	fa := test.NewTempApp(b)
+	fb := fakebackend.New(fakebackend.MakeTracks(benchTracks))
+	b.ResetTimer()
+	for range b.N {
+		u := benchUI(b, fa, fb)
+		u.win.Canvas().Capture()
+		b.StopTimer()
+		u.Close()
+		u.win.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkTrackListScroll moves the 10,000-track list by a screenful
+// (rebinding the visible rows) without painting.
+func BenchmarkTrackListScroll(b *testing.B) {
+	fa := test.NewTempApp(b)
+	u := benchUI(b, fa, fakebackend.New(fakebackend.MakeTracks(benchTracks)))
+	defer u.Close()
+	l := u.tracks.list.list
+	u.win.Canvas().Capture()
+	b.ResetTimer()
+	for i := range b.N {
+		l.ScrollToOffset(float32((i * 613 * 39) % (benchTracks * 39)))
+	}
+}
+
+// BenchmarkTrackListFrame scrolls the 10,000-track list and paints the
+// whole window in software.
+func BenchmarkTrackListFrame(b *testing.B) {
+	fa := test.NewTempApp(b)
+	u := benchUI(b, fa, fakebackend.New(fakebackend.MakeTracks(benchTracks)))
+	defer u.Close()
+	l := u.tracks.list.list
+	b.ResetTimer()
+	for i := range b.N {
+		l.ScrollToOffset(float32((i * 613 * 39) % (benchTracks * 39)))
+		u.win.Canvas().Capture()
+	}
+}
+
+// BenchmarkStatusUpdate applies a status that only moved the position: the
+// common case while playing.
+func BenchmarkStatusUpdate(b *testing.B) {
+	fa := test.NewTempApp(b)
+	fb := fakebackend.New(fakebackend.MakeTracks(benchTracks))
+	u := benchUI(b, fa, fb)
+	defer u.Close()
+	ts, _ := fb.Tracks()
+	ids := make([]string, 500)
+	for i := range ids {
+		ids[i] = ts[i].ContentID
+	}
+	if err := fb.PlayTracks(ids, 3); err != nil {
+		b.Fatal(err)
+	}
+	st := fb.Status()
+	u.apply(st)
+	b.ResetTimer()
+	for i := range b.N {
+		st.PositionMS = int64(i)
+		u.apply(st)
+	}
+}
+
+// BenchmarkSearch10k filters 10,000 tracks for one keystroke.
+func BenchmarkSearch10k(b *testing.B) {
+	c := buildCatalog(fakebackend.MakeTracks(benchTracks))
+	b.ResetTimer()
+	for range b.N {
+		c.search("night glass", searchLimit)
+	}
+}
+
+// BenchmarkMemory10k reports the live heap of a window showing a
+// 10,000-track library (catalog, indexes, visible rows).
+func BenchmarkMemory10k(b *testing.B) {
+	fa := test.NewTempApp(b)
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		fb := fakebackend.New(fakebackend.MakeTracks(benchTracks))
+		u := benchUI(b, fa, fb)
+		u.apply(fb.Status())
+		u.win.Canvas().Capture()
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MiB-heap")
+		runtime.KeepAlive(u)
+		u.Close()
+		u.win.Close()
+	}
+}
+
+var _ = app.Status{}
+var _ = time.Second
