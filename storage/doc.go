@@ -20,7 +20,11 @@
 //     transaction with synchronous=FULL: all or nothing. When it fails,
 //     restore the engine cloned before the transition and execute nothing.
 //  3. Restore a checkpoint only for its own group: LoadCheckpoint(group).
-//  4. Close the Store on exit; the lock is released with it (and by the OS
+//  4. Keep the group's operation log with ResetGroup (a new group, an
+//     empty log, the identity's group: one transaction), AppendOps,
+//     DeleteOps, and load it at startup with GroupLog. Invites whose
+//     secret the caller hashes itself use SaveInvite and LoadInvite.
+//  5. Close the Store on exit; the lock is released with it (and by the OS
 //     if the process dies).
 //
 // Every method is safe for concurrent use, but the design expects one

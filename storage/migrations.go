@@ -158,6 +158,18 @@ CREATE TABLE pair_requests (
 	received_at_ms INTEGER NOT NULL
 ) WITHOUT ROWID;
 `},
+	// The operation log has no group column: it always belongs to one group,
+	// recorded here and changed only together with emptying the log
+	// (ResetGroup). A log written before this table existed is adopted for
+	// the identity's group, which is what it was kept for.
+	{name: "group: the group the operation log belongs to", up: `
+CREATE TABLE op_log_group (
+	id       INTEGER PRIMARY KEY CHECK (id = 1),
+	group_id TEXT NOT NULL
+);
+INSERT INTO op_log_group (id, group_id)
+SELECT 1, group_id FROM identity WHERE id = 1 AND EXISTS (SELECT 1 FROM op_log);
+`},
 }
 
 // SchemaVersion is the newest schema version this build knows.

@@ -25,6 +25,15 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 			if _, err := db.Exec(`INSERT INTO settings (key, value) VALUES ('theme', 'dark')`); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := db.Exec(`INSERT INTO identity (id, private_key, device_id, group_id, device_name, created_at_ms) VALUES (1, ?, 'dev_self', 'grp_old', 'Laptop', 1)`,
+				[]byte(testKey(1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if k >= 3 {
+			if _, err := db.Exec(`INSERT INTO op_log (id, origin, seq, hlc_ms, kind, body) VALUES ('dev_a:1', 'dev_a', 1, 5, 'device_trusted', '{}')`); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
@@ -48,6 +57,17 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 			if v, ok, err := s.Setting("theme"); err != nil || !ok || v != "dark" {
 				t.Errorf("from %d: data written before the migration lost: %q %v %v", k, v, ok, err)
 			}
+		}
+		// Migration 4 adopts an op log written before the log had a group
+		// for the identity's group; a log that never had ops has no group.
+		g, ops, err := s.GroupLog()
+		switch {
+		case err != nil:
+			t.Errorf("from %d: GroupLog: %v", k, err)
+		case k == 3 && (g != "grp_old" || len(ops) != 1 || ops[0].ID != "dev_a:1"):
+			t.Errorf("from 3: the old op log was not adopted: %q %+v", g, ops)
+		case k != 3 && g != "":
+			t.Errorf("from %d: log group %q, want none", k, g)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)

@@ -80,7 +80,8 @@ func insertOps(tx *sql.Tx, ops []Op) (int, error) {
 }
 
 // AppendOps stores ops received outside a transition (a sync batch) in one
-// transaction and returns how many were new. Use Commit when the ops come
+// transaction and returns how many were new. A batch that would make the
+// log longer than MaxLogOps is refused whole (ErrLogFull). Use Commit when the ops come
 // with a checkpoint or device changes.
 func (s *Store) AppendOps(ops []Op) (added int, err error) {
 	if len(ops) > MaxOpBatch {
@@ -96,9 +97,58 @@ func (s *Store) AppendOps(ops []Op) (added int, err error) {
 	}
 	err = s.write(func(tx *sql.Tx) error {
 		added, err = insertOps(tx, ops)
-		return err
+		if err != nil || added == 0 {
+			return err
+		}
+		var n int
+		if err := tx.QueryRow(`SELECT count(*) FROM op_log`).Scan(&n); err != nil {
+			return fmt.Errorf("storage: write ops: %w", err)
+		}
+		if n > s.maxLogOps {
+			return fmt.Errorf("%w: %d ops after this batch, want at most %d", ErrLogFull, n, s.maxLogOps)
+		}
+		return nil
 	})
-	return added, err
+	if err != nil {
+		return 0, err
+	}
+	return added, nil
+}
+
+// DeleteOps removes the ops with the given ids in one transaction and
+// returns how many were stored; unknown ids are skipped. At most MaxLogOps
+// ids per call. Unlike PruneOps it keeps nothing back: which ops may go
+// (and whether the op vector may go backwards) is the caller's rule.
+func (s *Store) DeleteOps(ids []string) (deleted int64, err error) {
+	if len(ids) > MaxLogOps {
+		return 0, fmt.Errorf("%w: deleting %d ops, want at most %d", ErrInvalid, len(ids), MaxLogOps)
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	err = s.write(func(tx *sql.Tx) error {
+		st, err := tx.Prepare(`DELETE FROM op_log WHERE id = ?`)
+		if err != nil {
+			return fmt.Errorf("storage: delete ops: %w", err)
+		}
+		defer st.Close()
+		for _, id := range ids {
+			res, err := st.Exec(id)
+			if err != nil {
+				return fmt.Errorf("storage: delete op %q: %w", id, err)
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("storage: delete op %q: %w", id, err)
+			}
+			deleted += n
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return deleted, nil
 }
 
 // OpVector returns the highest stored seq per origin (the version vector
@@ -175,6 +225,11 @@ func (s *Store) queryOps(query string, args ...any) ([]Op, error) {
 	if err != nil {
 		return nil, fmt.Errorf("storage: read ops: %w", err)
 	}
+	return scanOps(rows)
+}
+
+// scanOps reads and closes rows of (id, origin, seq, hlc_ms, kind, body).
+func scanOps(rows *sql.Rows) ([]Op, error) {
 	defer rows.Close()
 	var out []Op
 	for rows.Next() {

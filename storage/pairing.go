@@ -15,6 +15,8 @@ const (
 	MaxOpenInvites         = 16
 	MaxPendingPairRequests = 16
 	MaxInviteSecretBytes   = 256
+	MaxInviteHashBytes     = 64  // a caller-supplied secret hash (SaveInvite)
+	MaxStoredInvites       = 256 // used or open, not yet expired
 )
 
 // Pairing errors.
@@ -136,6 +138,86 @@ func (s *Store) PruneInvites(now time.Time) (int64, error) {
 		return err
 	})
 	return n, err
+}
+
+// InviteRecord is an invite whose secret the caller hashed itself (e.g.
+// devicesync, which checks the secret on its own). It shares the table of
+// CreateInvite's invites; SecretHash is stored as given and never
+// interpreted, so RedeemInvite matches it only if it is SHA-256 of the
+// secret.
+type InviteRecord struct {
+	ID         string
+	SecretHash []byte
+	// CreatedAt is kept from the first save; zero means the save's now.
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	Used      bool
+}
+
+// SaveInvite inserts or replaces (same ID) the invite rec at time now.
+// Replacing keeps the first CreatedAt. Inserting deletes the other invites
+// already expired at now (they admit nobody any more) and is refused with
+// ErrTooManyInvites when MaxOpenInvites unused ones are open or
+// MaxStoredInvites are stored. Times are kept to the millisecond.
+func (s *Store) SaveInvite(rec InviteRecord, now time.Time) error {
+	if err := checkID("invite id", rec.ID); err != nil {
+		return err
+	}
+	if len(rec.SecretHash) == 0 || len(rec.SecretHash) > MaxInviteHashBytes {
+		return fmt.Errorf("%w: invite %q: secret hash of %d bytes, want 1..%d", ErrInvalid, rec.ID, len(rec.SecretHash), MaxInviteHashBytes)
+	}
+	if rec.ExpiresAt.IsZero() {
+		return fmt.Errorf("%w: invite %q has no expiry", ErrInvalid, rec.ID)
+	}
+	if rec.CreatedAt.IsZero() {
+		rec.CreatedAt = now
+	}
+	return s.write(func(tx *sql.Tx) error {
+		var exists, open, stored int
+		err := tx.QueryRow(`SELECT count(*) FILTER (WHERE id = ?), count(*) FILTER (WHERE used = 0 AND expires_at_ms > ?), count(*) FROM pair_invites`,
+			rec.ID, now.UnixMilli()).Scan(&exists, &open, &stored)
+		if err != nil {
+			return fmt.Errorf("storage: save invite: %w", err)
+		}
+		if exists == 0 {
+			res, err := tx.Exec(`DELETE FROM pair_invites WHERE expires_at_ms <= ?`, now.UnixMilli())
+			if err != nil {
+				return fmt.Errorf("storage: save invite: %w", err)
+			}
+			gone, err := res.RowsAffected()
+			if err != nil {
+				return fmt.Errorf("storage: save invite: %w", err)
+			}
+			stored -= int(gone)
+			if open >= MaxOpenInvites || stored >= MaxStoredInvites {
+				return fmt.Errorf("%w: %d open, %d stored", ErrTooManyInvites, open, stored)
+			}
+		}
+		_, err = tx.Exec(`INSERT INTO pair_invites (id, secret_hash, created_at_ms, expires_at_ms, used) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, expires_at_ms = excluded.expires_at_ms, used = excluded.used`,
+			rec.ID, rec.SecretHash, rec.CreatedAt.UnixMilli(), rec.ExpiresAt.UnixMilli(), rec.Used)
+		if err != nil {
+			return fmt.Errorf("storage: save invite %q: %w", rec.ID, err)
+		}
+		return nil
+	})
+}
+
+// LoadInvite returns the invite id with its secret hash, or
+// ErrInviteUnknown.
+func (s *Store) LoadInvite(id string) (InviteRecord, error) {
+	rec := InviteRecord{ID: id}
+	var created, expires int64
+	err := s.db.QueryRow(`SELECT secret_hash, created_at_ms, expires_at_ms, used FROM pair_invites WHERE id = ?`, id).
+		Scan(&rec.SecretHash, &created, &expires, &rec.Used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return InviteRecord{}, fmt.Errorf("%w: %q", ErrInviteUnknown, id)
+	}
+	if err != nil {
+		return InviteRecord{}, fmt.Errorf("storage: read invite: %w", err)
+	}
+	rec.CreatedAt, rec.ExpiresAt = time.UnixMilli(created), time.UnixMilli(expires)
+	return rec, nil
 }
 
 // PairRequest is a pairing request waiting for the user's decision.

@@ -63,6 +63,9 @@ type Store struct {
 	failNext []error
 
 	writes atomic.Uint64
+
+	// maxLogOps is MaxLogOps; tests lower it to reach the limit quickly.
+	maxLogOps int
 }
 
 // Open creates dir if needed, takes the exclusive lock on it, checks the
@@ -93,7 +96,7 @@ func Open(dir string) (*Store, error) {
 		}
 		return nil, fmt.Errorf("storage: lock %s: %w", lf.Name(), err)
 	}
-	s := &Store{dir: dir, path: filepath.Join(dir, DBFileName), lock: lf}
+	s := &Store{dir: dir, path: filepath.Join(dir, DBFileName), lock: lf, maxLogOps: MaxLogOps}
 	if err := s.open(); err != nil {
 		_ = lf.Close()
 		return nil, err
