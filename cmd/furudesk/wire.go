@@ -24,7 +24,6 @@ import (
 type device struct {
 	app    *app.App
 	store  *storage.Store
-	sync   *app.FileSyncStore
 	node   *devicesync.Node
 	out    *audio.Output
 	ctl    *ctlServer
@@ -57,11 +56,8 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if name == "" {
 		name = id.DeviceName
 	}
-	if d.sync, err = app.OpenSyncStore(opts.dataDir); err != nil {
-		return fail(err)
-	}
 	if d.node, err = devicesync.New(devicesync.Config{Key: id.PrivateKey, Name: name, Listen: opts.listen,
-		Peers: opts.peers, MDNS: opts.mdns, Store: d.sync, Logger: logger}); err != nil {
+		Peers: opts.peers, MDNS: opts.mdns, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -122,9 +118,6 @@ func (d *device) close() error {
 	}
 	if d.cancel != nil {
 		d.cancel()
-	}
-	if d.sync != nil {
-		errs = append(errs, d.sync.Close())
 	}
 	if d.store != nil {
 		errs = append(errs, d.store.Close())
