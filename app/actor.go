@@ -1,10 +1,10 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -13,7 +13,6 @@ import (
 	"github.com/furudesk/furudesk/audio"
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
-	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/storage"
 )
 
@@ -46,11 +45,21 @@ type actor struct {
 	persistedAt time.Duration
 
 	// What the local output is doing.
-	cur       audio.Track
-	curCID    string
-	curIdx    int
-	paused    bool
-	rendering bool // MayRender as last applied to the output
+	cur        audio.Track
+	curCID     string
+	curIdx     int
+	curStarted bool // the output reported Started for cur
+	curEnded   bool // cur finished (or failed) and the prepared track follows
+	paused     bool
+	rendering  bool // MayRender as last applied to the output
+
+	// The track prepared to follow cur without a gap (zero: none), and
+	// the queue entry it stands for.
+	next       audio.Track
+	nextCID    string
+	nextIdx    int
+	nextPath   string
+	nextFailed string // content id and index of a prepared track that failed
 
 	lastOut     engine.Output
 	lastHB      time.Duration
@@ -61,10 +70,8 @@ type actor struct {
 
 	notices  []Notice
 	noticeID uint64
-	scan     ScanStatus
-	libVer   uint64
 	folders  []string
-	scanStop context.CancelFunc
+	libRun   libraryRun
 }
 
 // intent is one typed message of the actor's inbox.
@@ -98,11 +105,6 @@ type folderIntent struct {
 type scanIntent struct{ reply chan error }
 type noticeIntent struct{ level, text string }
 type refreshIntent struct{}
-type scanProgress struct{ p library.Progress }
-type scanDone struct {
-	res library.ScanResult
-	err error
-}
 
 // answer publishes the status the intent produced, then replies, so a
 // caller that reads Status after the reply sees its effect.
@@ -126,20 +128,6 @@ func (i folderIntent) handle(a *actor) { a.answer(i.reply, a.folder(i.path, i.ad
 func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.startScan()) }
 func (i noticeIntent) handle(a *actor) { a.notice(i.level, i.text) }
 func (refreshIntent) handle(*actor)    {}
-func (i scanProgress) handle(a *actor) {
-	a.scan.Done, a.scan.Found, a.scan.Current = i.p.Done, i.p.Found, i.p.Current
-}
-func (i scanDone) handle(a *actor) {
-	a.scan.Running, a.scan.Current = false, ""
-	a.scan.Errors = i.res.Skipped
-	a.libVer++
-	if i.err != nil && !errors.Is(i.err, context.Canceled) {
-		a.notice("error", "Scan failed: "+i.err.Error())
-		return
-	}
-	a.notice("info", fmt.Sprintf("Library scanned: %d tracks found, %d added, %d removed",
-		i.res.Found, i.res.Added, i.res.Removed))
-}
 
 func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	a := &actor{app: app, opts: opts, log: opts.Logger, store: deps.Store, out: deps.Output,
@@ -209,7 +197,7 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 		return nil, err
 	}
 	if a.lib != nil && len(a.folders) > 0 {
-		_ = a.startScan()
+		_ = a.startLibrary(true)
 	}
 	return a, nil
 }
@@ -269,9 +257,7 @@ func (a *actor) loop(ticks <-chan time.Time) {
 }
 
 func (a *actor) shutdown() {
-	if a.scanStop != nil {
-		a.scanStop()
-	}
+	a.stopLibrary()
 	_ = a.run(func(tx *txn) error {
 		tx.persistPos = true
 		return nil
@@ -279,6 +265,7 @@ func (a *actor) shutdown() {
 	if a.out != nil {
 		a.out.Stop()
 	}
+	a.libRun.wg.Wait()
 }
 
 // txn collects what one transition wants to do after its commit.
@@ -466,6 +453,7 @@ func (a *actor) plan(tx *txn) func() {
 				}
 			}
 		}
+		a.syncPrepared(st)
 	}
 }
 
@@ -477,6 +465,8 @@ func (a *actor) playEntry(st PlayerState, e Entry) {
 	}
 	a.cur = a.out.Play(audio.FileSource(e.ContentID, t.Path), time.Duration(st.PositionMS)*time.Millisecond)
 	a.curCID, a.curIdx, a.paused = e.ContentID, st.Index, false
+	a.curStarted, a.curEnded = false, false
+	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, "" // Play dropped it
 }
 
 func (a *actor) stopAudio() {
@@ -484,6 +474,49 @@ func (a *actor) stopAudio() {
 		a.out.Stop()
 	}
 	a.cur, a.curCID, a.curIdx, a.paused = audio.Track{}, "", -1, false
+	a.curStarted, a.curEnded = false, false
+	a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1 // Stop dropped it
+}
+
+// errNoNext is the open error of noNext.
+var errNoNext = errors.New("app: nothing follows")
+
+// noNext replaces a prepared track that must no longer follow: it fails
+// at once, so the output goes silent after the current track instead of
+// playing a stale one (the output has no call to drop only the prepared
+// track).
+var noNext = audio.Source{Name: "nothing", Open: func() (io.ReadSeekCloser, error) { return nil, errNoNext }}
+
+func nextKey(cid string, idx int) string { return fmt.Sprintf("%d:%s", idx, cid) }
+
+// syncPrepared makes the output's prepared track the queue entry that
+// follows the current one in st (play order, repeat mode), replacing or
+// dropping a prepared track that no longer fits. It prepares only once the
+// current track started, so a queue changed in between prepares once.
+func (a *actor) syncPrepared(st PlayerState) {
+	if a.out == nil || a.cur.Seq == 0 || !a.curStarted || a.curEnded {
+		return
+	}
+	i, ok := st.following()
+	var path string
+	if ok {
+		t, err := a.store.TrackByContentID(st.Queue[i].ContentID)
+		ok = err == nil && a.nextFailed != nextKey(st.Queue[i].ContentID, i)
+		path = t.Path
+	}
+	if !ok {
+		if a.next.Seq != 0 {
+			a.out.PrepareNext(noNext)
+			a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1
+		}
+		return
+	}
+	cid := st.Queue[i].ContentID
+	if a.next.Seq != 0 && a.nextCID == cid && a.nextIdx == i {
+		return
+	}
+	a.next = a.out.PrepareNext(audio.FileSource(cid, path))
+	a.nextCID, a.nextIdx, a.nextPath = cid, i, path
 }
 
 // skipMissing moves past queue entries this device has no file for, with a
@@ -640,7 +673,11 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 			return nil
 		}
 		var ps PlayerState
-		if err := json.Unmarshal(ev.State, &ps); err != nil || ps.validate() != nil {
+		if err := json.Unmarshal(ev.State, &ps); err != nil {
+			return nil
+		}
+		ps.normalize()
+		if ps.validate() != nil {
 			return nil
 		}
 		now := a.clock.Now()
@@ -748,24 +785,82 @@ func (a *actor) audioEvent(ev audio.Event) {
 		if av, ok := ev.(audio.Availability); ok && !av.Available && av.Err != nil {
 			a.notice("error", "Audio output unavailable: "+av.Err.Error())
 		}
-	case audio.Finished:
-		if ev.Track == a.cur {
-			a.trackEnded()
+	case audio.Started:
+		switch {
+		case ev.Track == a.cur && a.cur.Seq != 0:
+			a.curStarted = true
+			if a.e.MayRender() {
+				a.syncPrepared(a.st)
+			}
+		case ev.Track == a.next && a.next.Seq != 0:
+			a.nextStarted(ev)
 		}
+	case audio.Finished:
+		if ev.Track != a.cur || a.cur.Seq == 0 {
+			return
+		}
+		if a.next.Seq != 0 {
+			a.curEnded = true // the prepared track follows: its Started moves the queue
+			return
+		}
+		a.trackEnded(-1)
 	case audio.DecodeError:
-		if ev.Track == a.cur {
+		switch {
+		case ev.Track == a.cur && a.cur.Seq != 0:
 			e, _ := a.st.current()
 			a.notice("error", fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
-			a.trackEnded()
+			if a.next.Seq != 0 {
+				a.curEnded = true // the output moves on to the prepared track
+				return
+			}
+			a.trackEnded(-1)
+		case ev.Track == a.next && a.next.Seq != 0:
+			// Not prepared again; playing it later reports the error.
+			a.nextFailed = nextKey(a.nextCID, a.nextIdx)
+			idx := a.nextIdx
+			a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1
+			if !a.curEnded {
+				return
+			}
+			// The output went silent after the current track: go on
+			// after the one that failed.
+			if idx >= 0 && idx < len(a.st.Queue) {
+				a.notice("error", fmt.Sprintf("Could not play %q: %v", a.st.Queue[idx].Title, ev.Err))
+			}
+			a.trackEnded(idx)
 		}
 	}
 }
 
-// trackEnded moves the owner's queue on after a finished (or failed) track.
-func (a *actor) trackEnded() {
+// nextStarted moves the queue on when the output ran into the prepared
+// track without a gap: the device consumed its first frame.
+func (a *actor) nextStarted(ev audio.Started) {
+	a.cur, a.curCID, a.curIdx = a.next, a.nextCID, a.nextIdx
+	a.curStarted, a.curEnded, a.paused = true, false, false
+	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, ""
 	_ = a.run(func(tx *txn) error {
 		if !a.e.MayRender() {
 			return nil
+		}
+		if a.curIdx >= 0 && a.curIdx < len(a.st.Queue) && a.st.Queue[a.curIdx].ContentID == a.curCID {
+			a.st.Index = a.curIdx
+		}
+		a.st.PositionMS, a.stAt = ev.At.Milliseconds(), a.clock.Now()
+		a.st.Playing = true
+		tx.publish, tx.persistPos = true, true
+		return nil
+	})
+}
+
+// trackEnded moves the owner's queue on after a finished (or failed) track:
+// the current one, or the queue entry at index ended when it is >= 0.
+func (a *actor) trackEnded(ended int) {
+	_ = a.run(func(tx *txn) error {
+		if !a.e.MayRender() {
+			return nil
+		}
+		if ended >= 0 && ended < len(a.st.Queue) {
+			a.st.Index = ended
 		}
 		a.cur = audio.Track{}
 		more := a.st.advance()
@@ -876,7 +971,7 @@ func (a *actor) folder(p string, add bool) error {
 		if err := a.addFolder(p); err != nil {
 			return err
 		}
-		return a.startScan()
+		return a.startLibrary(true)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
@@ -894,33 +989,10 @@ func (a *actor) folder(p string, add bool) error {
 	if _, err := a.store.DeleteTracksUnder(abs); err != nil {
 		return err
 	}
-	a.libVer++
-	return nil
-}
-
-// startScan runs a scan of every folder on its own goroutine; a running
-// scan is cancelled first.
-func (a *actor) startScan() error {
-	if a.lib == nil {
-		return errors.New("app: no library scanner")
+	a.libRun.version++
+	if a.lib != nil {
+		return a.startLibrary(false)
 	}
-	if a.scanStop != nil {
-		a.scanStop()
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	a.scanStop = cancel
-	a.scan = ScanStatus{Running: true}
-	roots := slices.Clone(a.folders)
-	lib, app := a.lib, a.app
-	go func() {
-		res, err := lib.Scan(ctx, roots, func(p library.Progress) {
-			select { // progress is best effort: never block the scan
-			case app.inbox <- scanProgress{p: p}:
-			default:
-			}
-		})
-		app.post(scanDone{res: res, err: err})
-	}()
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -335,7 +336,11 @@ func (a *App) SetVolume(v int) error {
 }
 
 // SetShuffle turns shuffle on or off.
-func (a *App) SetShuffle(on bool) error { return a.control(Control{Op: OpShuffle, On: on}) }
+// Turning it on draws the seed of the new play order here; the owner
+// applies it, so the order is the same on every device.
+func (a *App) SetShuffle(on bool) error {
+	return a.control(Control{Op: OpShuffle, On: on, Seed: rand.Uint64() | 1})
+}
 
 // SetRepeat sets the repeat mode: "off", "all" or "one".
 func (a *App) SetRepeat(mode string) error { return a.control(Control{Op: OpRepeat, Repeat: mode}) }

@@ -38,6 +38,7 @@ type Store interface {
 // methods return quickly; Report is the measured truth fed to Heartbeat.
 type Output interface {
 	Play(src audio.Source, at time.Duration) audio.Track
+	PrepareNext(src audio.Source) audio.Track
 	Pause()
 	Resume()
 	Stop()
@@ -66,10 +67,20 @@ type Transport interface {
 	Revoke(id engine.DeviceID) error
 }
 
-// Library scans music folders into the catalog. It runs on its own
-// goroutine (never the actor's); progress must return quickly.
+// Library scans music folders into the catalog and watches them. Both run
+// on their own goroutines (never the actor's); progress must return
+// quickly. The actor calls Watch before Scan so no change falls between.
 type Library interface {
 	Scan(ctx context.Context, roots []string, progress func(library.Progress)) (library.ScanResult, error)
+	Watch(ctx context.Context, roots []string) (Watcher, error)
+}
+
+// Watcher reports the changes of the watched music folders after the
+// catalog was updated; its Events channel is closed when it stops (ctx
+// done or Close). *library.Watcher implements it.
+type Watcher interface {
+	Events() <-chan library.Event
+	Close() error
 }
 
 // Compile-time checks that the real packages satisfy the interfaces.
@@ -77,4 +88,6 @@ var (
 	_ Store     = (*storage.Store)(nil)
 	_ Output    = (*audio.Output)(nil)
 	_ Transport = (*devicesync.Node)(nil)
+	_ Library   = Scanner{}
+	_ Watcher   = (*library.Watcher)(nil)
 )

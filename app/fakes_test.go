@@ -204,6 +204,9 @@ type fakeOutput struct {
 	started time.Duration
 	playing bool
 	avail   bool
+	next    audio.Track // prepared
+	nextSrc audio.Source
+	path    string // of the track playing
 }
 
 func newFakeOutput(j *journal, c *fakeClock) *fakeOutput {
@@ -216,8 +219,49 @@ func (o *fakeOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.seq++
 	o.track = audio.Track{ID: src.ID, Seq: o.seq}
 	o.at, o.started, o.playing = at, o.clock.Now(), true
+	o.next, o.path = audio.Track{}, src.Path
 	o.j.add(fmt.Sprintf("play %s@%d", src.ID, at.Milliseconds()))
 	return o.track
+}
+func (o *fakeOutput) PrepareNext(src audio.Source) audio.Track {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	o.next, o.nextSrc = audio.Track{ID: src.ID, Seq: o.seq}, src
+	if src.Open != nil {
+		o.j.add("prepare none")
+	} else {
+		o.j.add("prepare " + src.ID)
+	}
+	return o.next
+}
+
+// started is the Started event of the track playing.
+func (o *fakeOutput) startedEv() audio.Started {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return audio.Started{Track: o.track, At: o.at}
+}
+
+// end plays the current track to its end as the mixer does: Finished, then
+// the prepared track starts without a gap (a track that fails to open
+// leaves silence).
+func (o *fakeOutput) end() []audio.Event {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	evs := []audio.Event{audio.Finished{Track: o.track}}
+	o.track, o.at, o.started = o.next, 0, o.clock.Now()
+	o.path = o.nextSrc.Path
+	switch {
+	case o.next.Seq == 0:
+		o.playing = false
+	case o.nextSrc.Open != nil:
+		o.track, o.playing, o.path = audio.Track{}, false, ""
+	default:
+		evs = append(evs, audio.Started{Track: o.next})
+	}
+	o.next, o.nextSrc = audio.Track{}, audio.Source{}
+	return evs
 }
 func (o *fakeOutput) pos() time.Duration {
 	if o.playing {
@@ -240,7 +284,7 @@ func (o *fakeOutput) Resume() {
 func (o *fakeOutput) Stop() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.track, o.playing, o.at = audio.Track{}, false, 0
+	o.track, o.playing, o.at, o.next = audio.Track{}, false, 0, audio.Track{}
 	o.j.add("stop")
 }
 func (o *fakeOutput) Seek(d time.Duration) bool {
@@ -330,6 +374,7 @@ type rig struct {
 	out   *fakeOutput
 	tr    *fakeTransport
 	ticks chan time.Time
+	lib   *fakeLibrary // nil: no library
 	app   *App
 }
 
@@ -350,6 +395,22 @@ func newRig(t *testing.T, id engine.DeviceID, opts Options, peers ...engine.Devi
 
 func newRigTB(t testing.TB, id engine.DeviceID, opts Options, peers ...engine.DeviceID) *rig {
 	t.Helper()
+	r := buildRig(t, id, peers...)
+	r.start(opts)
+	return r
+}
+
+// newLibRig is a rig with a fake library, its music folder /music.
+func newLibRig(t *testing.T, opts Options) *rig {
+	t.Helper()
+	r := buildRig(t, self)
+	r.lib = &fakeLibrary{j: r.j}
+	opts.Music = append(opts.Music, "/music")
+	r.start(opts)
+	return r
+}
+
+func buildRig(t testing.TB, id engine.DeviceID, peers ...engine.DeviceID) *rig {
 	j := &journal{}
 	c := &fakeClock{}
 	r := &rig{t: t, j: j, clock: c, store: newFakeStore(j), out: newFakeOutput(j, c),
@@ -357,13 +418,16 @@ func newRigTB(t testing.TB, id engine.DeviceID, opts Options, peers ...engine.De
 	r.store.addTrack("b3:aa", 200*time.Second)
 	r.store.addTrack("b3:bb", 200*time.Second)
 	r.store.addTrack("b3:cc", 200*time.Second)
-	r.start(opts)
 	return r
 }
 
 func (r *rig) start(opts Options) {
 	opts.Clock, opts.Ticks = r.clock, r.ticks
-	a, err := New(opts, Deps{Store: r.store, Output: r.out, Transport: r.tr})
+	deps := Deps{Store: r.store, Output: r.out, Transport: r.tr}
+	if r.lib != nil {
+		deps.Library = r.lib
+	}
+	a, err := New(opts, deps)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -424,4 +488,89 @@ func (r *rig) announce(from engine.DeviceID, claim engine.Claim, hb uint64, play
 	r.peer(devicesync.SnapshotReceived{From: from, State: b, Coordination: engine.Coordination{
 		Version: engine.EnvelopeVersion, Device: from, Claim: claim, Heartbeat: hb,
 		Output: engine.Output{Available: true, Playing: playing}}})
+}
+
+// fakeLibrary scans and watches nothing real: tests feed watcher events and
+// release scans by hand. Watch and Scan are journaled in call order.
+type fakeLibrary struct {
+	j        *journal
+	mu       sync.Mutex
+	watchers []*fakeWatcher
+	gate     chan struct{} // a scan waits for it after its progress (nil: no wait)
+	progress []library.Progress
+	result   library.ScanResult
+}
+
+func (l *fakeLibrary) Watch(_ context.Context, roots []string) (Watcher, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := &fakeWatcher{j: l.j, events: make(chan library.Event, 16), closed: make(chan struct{})}
+	l.watchers = append(l.watchers, w)
+	l.j.add(fmt.Sprintf("watch %v", roots))
+	return w, nil
+}
+
+func (l *fakeLibrary) Scan(ctx context.Context, roots []string, progress func(library.Progress)) (library.ScanResult, error) {
+	l.mu.Lock()
+	gate, ps, res := l.gate, l.progress, l.result
+	l.mu.Unlock()
+	l.j.add(fmt.Sprintf("scan %v", roots))
+	for _, p := range ps {
+		progress(p)
+	}
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			l.j.add("scan cancelled")
+			return library.ScanResult{}, ctx.Err()
+		}
+	}
+	return res, nil
+}
+
+// watcher returns the i-th watcher started.
+func (l *fakeLibrary) watcher(i int) *fakeWatcher {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if i >= len(l.watchers) {
+		return nil
+	}
+	return l.watchers[i]
+}
+
+type fakeWatcher struct {
+	j      *journal
+	events chan library.Event
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (w *fakeWatcher) Events() <-chan library.Event { return w.events }
+func (w *fakeWatcher) Close() error {
+	w.once.Do(func() {
+		close(w.closed)
+		w.j.add("watch closed")
+	})
+	return nil
+}
+
+// waitStatus waits (with a generous deadline) for a published status that
+// satisfies cond: for effects of the library's helper goroutines.
+func (r *rig) waitStatus(what string, cond func(Status) bool) Status {
+	r.t.Helper()
+	ch, cancel := r.app.Subscribe()
+	defer cancel()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		select {
+		case st := <-ch:
+			if cond(st) {
+				return st
+			}
+		case <-deadline.C:
+			r.t.Fatalf("timed out waiting for %s; status %+v; journal %q", what, r.app.Status(), r.j.list())
+		}
+	}
 }

@@ -47,10 +47,19 @@ func (x StoreIndex) Move(oldPath, newPath string) error {
 	return nil
 }
 
-// Scanner is the Library that scans folders into an Index.
+// Scanner is the Library that scans and watches folders for an Index.
 type Scanner struct{ Index library.Index }
 
 // Scan implements Library.
 func (s Scanner) Scan(ctx context.Context, roots []string, progress func(library.Progress)) (library.ScanResult, error) {
 	return library.Scan(ctx, s.Index, roots, library.ScanOptions{Progress: progress})
+}
+
+// Watch implements Library with library.Watch and its default options.
+func (s Scanner) Watch(ctx context.Context, roots []string) (Watcher, error) {
+	w, err := library.Watch(ctx, s.Index, roots, library.WatchOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
 }

@@ -47,6 +47,13 @@ type PlayerState struct {
 	Acks map[engine.DeviceID]uint64 `json:"acks,omitempty"`
 	// Term is the claim under which the owner published this state.
 	Term engine.Claim `json:"term"`
+	// Seed generates the shuffled play order; Order is that order (a
+	// permutation of the queue's indexes, the current track first when
+	// shuffle was turned on) while Shuffle is on, and empty otherwise.
+	// Both travel in the snapshot and are persisted with the queue, so
+	// every device and a restart follow the same order.
+	Seed  uint64 `json:"seed,omitempty"`
+	Order []int  `json:"order,omitempty"`
 }
 
 func defaultState() PlayerState {
@@ -56,6 +63,7 @@ func defaultState() PlayerState {
 func (s PlayerState) clone() PlayerState {
 	s.Queue = slices.Clone(s.Queue)
 	s.Acks = maps.Clone(s.Acks)
+	s.Order = slices.Clone(s.Order)
 	return s
 }
 
@@ -87,6 +95,9 @@ func (s PlayerState) validate() error {
 			return fmt.Errorf("app: bad content id in queue")
 		}
 	}
+	if !s.Shuffle && len(s.Order) > 0 || s.Shuffle && !isPermutation(s.Order, len(s.Queue)) {
+		return fmt.Errorf("app: shuffled order does not fit the queue")
+	}
 	return nil
 }
 
@@ -100,6 +111,7 @@ type Control struct {
 	Volume  int          `json:"volume,omitempty"`
 	On      bool         `json:"on,omitempty"`
 	Repeat  string       `json:"repeat,omitempty"`
+	Seed    uint64       `json:"seed,omitempty"`  // shuffle on: the seed of the new order
 	State   *PlayerState `json:"state,omitempty"` // handoff: the transport to resume
 }
 
@@ -151,6 +163,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		}
 		s.Queue = slices.Clone(c.Entries)
 		s.Index, s.PositionMS, s.Playing = c.Index, 0, true
+		s.reshuffle()
 		ch.track = true
 	case OpEnqueue:
 		if len(c.Entries) == 0 {
@@ -161,7 +174,9 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		}
 		if c.Next && len(s.Queue) > 0 {
 			s.Queue = slices.Insert(s.Queue, s.Index+1, c.Entries...)
+			s.orderInsert(s.Index+1, len(c.Entries), true)
 		} else {
+			s.orderInsert(len(s.Queue), len(c.Entries), false)
 			s.Queue = append(s.Queue, c.Entries...)
 		}
 	case OpJump:
@@ -174,23 +189,31 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		if c.Index < 0 || c.Index >= len(s.Queue) {
 			return ch, fmt.Errorf("app: no track %d in the queue", c.Index+1)
 		}
+		// Removing the current track moves on to the one after it in
+		// play order; at the end of the order playback stops there.
+		nextIdx, more := s.after()
 		s.Queue = slices.Delete(s.Queue, c.Index, c.Index+1)
+		s.orderRemove(c.Index)
 		switch {
+		case len(s.Queue) == 0:
+			s.Index, s.Playing, s.PositionMS, ch.stopped = 0, false, 0, true
 		case c.Index < s.Index:
 			s.Index--
 		case c.Index == s.Index:
 			s.PositionMS = 0
-			if s.Index >= len(s.Queue) {
-				s.Index = max(0, len(s.Queue)-1)
+			ch.track = true
+			if more {
+				if nextIdx > c.Index {
+					nextIdx--
+				}
+				s.Index = nextIdx
+			} else {
+				s.Index = s.at(len(s.Queue) - 1)
 				s.Playing = false
 			}
-			ch.track = true
-		}
-		if len(s.Queue) == 0 {
-			s.Index, s.Playing, ch.stopped = 0, false, true
 		}
 	case OpClear:
-		s.Queue, s.Index, s.PositionMS, s.Playing = nil, 0, 0, false
+		s.Queue, s.Index, s.PositionMS, s.Playing, s.Order = nil, 0, 0, false, nil
 		ch.stopped = true
 	case OpPause:
 		if s.Playing {
@@ -219,17 +242,17 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		if c.Op == OpPrev && pos > 3000 {
 			s.PositionMS = 0 // like every player: back to the start first
 		} else if c.Op == OpNext {
-			if s.Index+1 < len(s.Queue) {
-				s.Index++
-			} else if s.Repeat == "all" {
-				s.Index = 0
-			} else {
-				s.Index, s.PositionMS, s.Playing = len(s.Queue)-1, 0, false
+			// Next skips even with repeat one; at the end of the play
+			// order it stops unless repeat is all.
+			i, ok := s.after()
+			if !ok {
+				s.PositionMS, s.Playing = 0, false
 				ch.stopped = true
 				return ch, nil
 			}
-		} else if s.Index > 0 {
-			s.Index--
+			s.Index = i
+		} else if i, ok := s.before(); ok {
+			s.Index = i
 		}
 		s.PositionMS = 0
 		ch.track = true
@@ -250,7 +273,15 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		s.Volume = c.Volume
 		ch.volume = true
 	case OpShuffle:
+		// The current track keeps playing; only what follows changes.
+		if c.On == s.Shuffle {
+			break
+		}
 		s.Shuffle = c.On
+		if c.Seed != 0 {
+			s.Seed = c.Seed
+		}
+		s.reshuffle()
 	case OpRepeat:
 		if c.Repeat != "off" && c.Repeat != "all" && c.Repeat != "one" {
 			return ch, fmt.Errorf("app: repeat %q, want off, all or one", c.Repeat)
@@ -260,11 +291,13 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		if c.State == nil {
 			return ch, fmt.Errorf("app: handoff without state")
 		}
-		if err := c.State.validate(); err != nil {
+		st := c.State.clone()
+		st.normalize()
+		if err := st.validate(); err != nil {
 			return ch, err
 		}
 		acks, term := s.Acks, s.Term
-		*s = c.State.clone()
+		*s = st
 		s.Acks, s.Term = acks, term
 		ch.track = true
 	default:
@@ -277,25 +310,55 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 // mode; false when the queue played out.
 func (s *PlayerState) advance() bool {
 	s.PositionMS = 0
-	switch {
-	case s.Repeat == "one":
-		return true
-	case s.Index+1 < len(s.Queue):
-		s.Index++
-		return true
-	case s.Repeat == "all" && len(s.Queue) > 0:
-		s.Index = 0
+	if i, ok := s.following(); ok {
+		s.Index = i
 		return true
 	}
 	s.Playing = false
 	return false
 }
 
+// normalize repairs a state whose shuffled order does not fit its queue
+// (an older peer, a damaged record): the order is generated again.
+func (s *PlayerState) normalize() {
+	if !s.Shuffle {
+		s.Order = nil
+		return
+	}
+	if !isPermutation(s.Order, len(s.Queue)) {
+		s.Order = shuffledOrder(s.Seed, len(s.Queue), s.Index)
+	}
+}
+
+// itemMeta is the display metadata of a stored queue item, plus its place
+// in the shuffled order (and, on the first item, the order's seed): the
+// storage transport has no field for them, and keeping them in the items
+// commits them in the same transaction as the queue.
+type itemMeta struct {
+	Entry
+	Rank *int   `json:"shuffle_rank,omitempty"`
+	Seed uint64 `json:"shuffle_seed,omitempty"`
+}
+
 // durable is the storage form of s.
 func (s PlayerState) durable() storage.QueueState {
 	q := storage.QueueState{Items: make([]storage.QueueItem, 0, len(s.Queue))}
-	for _, e := range s.Queue {
-		meta, _ := json.Marshal(Entry{Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS})
+	var rank []int
+	if s.Shuffle && isPermutation(s.Order, len(s.Queue)) {
+		rank = make([]int, len(s.Queue))
+		for pos, i := range s.Order {
+			rank[i] = pos
+		}
+	}
+	for i, e := range s.Queue {
+		m := itemMeta{Entry: Entry{Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS}}
+		if rank != nil {
+			m.Rank = &rank[i]
+			if i == 0 {
+				m.Seed = s.Seed
+			}
+		}
+		meta, _ := json.Marshal(m)
 		q.Items = append(q.Items, storage.QueueItem{ContentID: e.ContentID, Meta: meta})
 	}
 	q.Transport = storage.Transport{Index: s.Index, PositionMS: s.PositionMS, Playing: s.Playing,
@@ -307,15 +370,30 @@ func (s PlayerState) durable() storage.QueueState {
 func stateFromDurable(q storage.QueueState) PlayerState {
 	s := PlayerState{Index: q.Index, PositionMS: q.PositionMS, Playing: q.Playing, Volume: q.Volume,
 		Shuffle: q.Shuffle, Repeat: string(q.Repeat)}
-	for _, it := range q.Items {
-		var e Entry
-		_ = json.Unmarshal(it.Meta, &e) // display only: a bad meta shows the id
+	order := make([]int, len(q.Items))
+	ranked := q.Shuffle
+	for i, it := range q.Items {
+		var m itemMeta
+		_ = json.Unmarshal(it.Meta, &m) // display only: a bad meta shows the id
+		e := m.Entry
 		e.ContentID = it.ContentID
 		s.Queue = append(s.Queue, e)
+		if i == 0 {
+			s.Seed = m.Seed
+		}
+		if m.Rank == nil || *m.Rank < 0 || *m.Rank >= len(q.Items) {
+			ranked = false
+			continue
+		}
+		order[*m.Rank] = i
+	}
+	if ranked {
+		s.Order = order
 	}
 	if s.Repeat == "" {
 		s.Repeat = "off"
 	}
+	s.normalize()
 	if s.validate() != nil {
 		return defaultState()
 	}

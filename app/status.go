@@ -32,7 +32,10 @@ type Status struct {
 	Index      int         `json:"index"`
 	Volume     int         `json:"volume"` // 0..100
 	Shuffle    bool        `json:"shuffle"`
-	Repeat     string      `json:"repeat"` // "off", "all", "one"
+	// Order is the play order while Shuffle is on: the indexes of Queue in
+	// the order they play (the same on every device); empty otherwise.
+	Order  []int  `json:"order,omitempty"`
+	Repeat string `json:"repeat"` // "off", "all", "one"
 
 	Listen  string           `json:"listen"`
 	Devices []DeviceStatus   `json:"devices"`

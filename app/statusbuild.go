@@ -25,9 +25,10 @@ func (a *actor) publishStatus() {
 		Index:          a.st.Index,
 		Volume:         a.st.Volume,
 		Shuffle:        a.st.Shuffle,
+		Order:          slices.Clone(a.st.Order),
 		Repeat:         a.st.Repeat,
-		Scan:           a.scan,
-		LibraryVersion: a.libVer,
+		Scan:           a.libRun.scan,
+		LibraryVersion: a.libRun.version,
 		Folders:        slices.Clone(a.folders),
 		Notices:        slices.Clone(a.notices),
 	}

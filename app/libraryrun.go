@@ -1,0 +1,279 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/furudesk/furudesk/library"
+)
+
+// libraryRun is the actor's view of the library's helper goroutines: the
+// watcher of the music folders and the running scan. Generations tell the
+// events of a replaced watcher or a cancelled scan from current ones.
+type libraryRun struct {
+	version uint64 // Status.LibraryVersion: bumped whenever the catalog changed
+	scan    ScanStatus
+
+	watchGen   uint64
+	watchStop  context.CancelFunc
+	watchReady chan struct{} // closed once the current watcher started (or failed to)
+	scanGen    uint64
+	scanStop   context.CancelFunc
+	wg         sync.WaitGroup // the helper goroutines, waited for on shutdown
+}
+
+// libraryEvent is one change the watcher reported.
+type libraryEvent struct {
+	gen uint64
+	ev  library.Event
+}
+
+// watchFailed reports a watcher that could not start.
+type watchFailed struct {
+	gen uint64
+	err error
+}
+
+// scanProgress says a newer progress of scan gen waits in feed.
+type scanProgress struct {
+	gen  uint64
+	feed *scanFeed
+}
+
+type scanDone struct {
+	gen uint64
+	res library.ScanResult
+	err error
+}
+
+// scanFeed hands the latest progress of a scan to the actor: the scan
+// never waits, and the actor reads only the newest value, however many
+// files went by since it last looked.
+type scanFeed struct {
+	mu      sync.Mutex
+	latest  library.Progress
+	pending bool // a scanProgress is in the inbox
+}
+
+// put stores p; true when the actor must be told.
+func (f *scanFeed) put(p library.Progress) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.latest = p
+	tell := !f.pending
+	f.pending = true
+	return tell
+}
+
+// untell undoes put's claim when the message could not be sent.
+func (f *scanFeed) untell() {
+	f.mu.Lock()
+	f.pending = false
+	f.mu.Unlock()
+}
+
+func (f *scanFeed) take() library.Progress {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pending = false
+	return f.latest
+}
+
+func (i libraryEvent) handle(a *actor) {
+	if i.gen == a.libRun.watchGen {
+		a.libraryChanged(i.ev)
+	}
+}
+
+func (i watchFailed) handle(a *actor) {
+	if i.gen == a.libRun.watchGen {
+		a.notice("error", "Could not watch the music folders for changes: "+i.err.Error())
+	}
+}
+
+func (i scanProgress) handle(a *actor) {
+	p := i.feed.take()
+	if i.gen != a.libRun.scanGen || !a.libRun.scan.Running {
+		return
+	}
+	s := &a.libRun.scan
+	s.Done, s.Found, s.Current = p.Done, p.Found, p.Current
+}
+
+func (i scanDone) handle(a *actor) {
+	if i.gen != a.libRun.scanGen {
+		return // replaced by a newer scan
+	}
+	s := &a.libRun.scan
+	s.Running, s.Current = false, ""
+	s.Errors += i.res.Skipped + i.res.FolderErrors + i.res.RootsMissing
+	a.libRun.version++
+	if i.err != nil {
+		if !errors.Is(i.err, context.Canceled) {
+			a.notice("error", "Scan failed: "+i.err.Error())
+		}
+		return
+	}
+	s.Found, s.Done = i.res.Found, i.res.Found
+	a.notice("info", fmt.Sprintf("Library scanned: %d tracks found, %d added, %d removed",
+		i.res.Found, i.res.Added, i.res.Removed))
+}
+
+// libraryChanged follows one change of the catalog. Queue entries name
+// tracks by content id and paths are looked up when a track is played, so
+// a moved file keeps its place in the queue; only a prepared next track
+// opened from the old path is prepared again.
+func (a *actor) libraryChanged(ev library.Event) {
+	a.libRun.version++
+	switch ev.Kind {
+	case library.Failed:
+		a.libRun.scan.Errors++
+		a.log.Warn("library: watching", "path", ev.Track.Path, "err", ev.Err)
+	case library.Rescanned:
+		a.log.Info("library: events were lost; the folders were scanned again", "found", ev.Scan.Found)
+	}
+	if a.next.Seq == 0 {
+		return
+	}
+	if ev.Kind == library.Rescanned || ev.Track.ContentID == a.nextCID ||
+		ev.Track.Path != "" && ev.Track.Path == a.nextPath || ev.OldPath != "" && ev.OldPath == a.nextPath {
+		a.nextCID = "" // prepare it again from where the file is now
+		if a.e.MayRender() {
+			a.syncPrepared(a.st)
+		}
+	}
+}
+
+// startLibrary (re)starts the watcher of the music folders and, when scan,
+// then scans them: Watch first, so no change falls between the scan and
+// the watch. Both run on helper goroutines.
+func (a *actor) startLibrary(scan bool) error {
+	if a.lib == nil {
+		return errors.New("app: no library scanner")
+	}
+	r := &a.libRun
+	if r.watchStop != nil {
+		r.watchStop() // the old watcher's goroutine closes it
+	}
+	r.watchGen++
+	gen := r.watchGen
+	ready := make(chan struct{})
+	r.watchReady = ready
+	if len(a.folders) == 0 {
+		r.watchStop = nil
+		close(ready)
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		r.watchStop = cancel
+		roots := slices.Clone(a.folders)
+		lib, app := a.lib, a.app
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			forwardWatch(ctx, app, lib, roots, gen, ready)
+		}()
+	}
+	if scan {
+		return a.startScan()
+	}
+	return nil
+}
+
+// forwardWatch starts a watcher and forwards its events to the actor until
+// ctx is done or the app quits. ready is closed once Watch returned.
+func forwardWatch(ctx context.Context, app *App, lib Library, roots []string, gen uint64, ready chan struct{}) {
+	w, err := lib.Watch(ctx, roots)
+	close(ready)
+	if err != nil {
+		select {
+		case app.inbox <- watchFailed{gen: gen, err: err}:
+		case <-app.quit:
+		}
+		return
+	}
+	defer func() { _ = w.Close() }() // nothing to lose: the index is written before each event
+	events := w.Events()
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			select {
+			case app.inbox <- libraryEvent{gen: gen, ev: ev}:
+			case <-ctx.Done():
+				return
+			case <-app.quit:
+				return
+			}
+		case <-ctx.Done():
+			return
+		case <-app.quit:
+			return
+		}
+	}
+}
+
+// startScan scans every folder on a helper goroutine, once the watcher
+// started; a running scan is cancelled first.
+func (a *actor) startScan() error {
+	if a.lib == nil {
+		return errors.New("app: no library scanner")
+	}
+	r := &a.libRun
+	if r.scanStop != nil {
+		r.scanStop()
+	}
+	r.scanGen++
+	gen := r.scanGen
+	ctx, cancel := context.WithCancel(context.Background())
+	r.scanStop = cancel
+	r.scan = ScanStatus{Running: true}
+	roots := slices.Clone(a.folders)
+	lib, app, ready := a.lib, a.app, r.watchReady
+	feed := &scanFeed{}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		if ready != nil {
+			select {
+			case <-ready:
+			case <-ctx.Done():
+			}
+		}
+		res, err := lib.Scan(ctx, roots, func(p library.Progress) {
+			if !feed.put(p) {
+				return
+			}
+			select { // never block the scan: the actor reads the newest value later
+			case app.inbox <- scanProgress{gen: gen, feed: feed}:
+			default:
+				feed.untell()
+			}
+		})
+		select {
+		case app.inbox <- scanDone{gen: gen, res: res, err: err}:
+		case <-app.quit:
+		}
+	}()
+	return nil
+}
+
+// stopLibrary cancels the watcher and the scan; shutdown then waits for
+// their goroutines.
+func (a *actor) stopLibrary() {
+	r := &a.libRun
+	if r.watchStop != nil {
+		r.watchStop()
+		r.watchStop = nil
+	}
+	if r.scanStop != nil {
+		r.scanStop()
+		r.scanStop = nil
+	}
+	r.watchGen++
+	r.scanGen++
+}

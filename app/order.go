@@ -1,0 +1,163 @@
+package app
+
+import (
+	"math/rand/v2"
+	"slices"
+)
+
+// The play order. Without shuffle the queue plays in its own order; with
+// shuffle PlayerState.Order lists the queue's indexes in play order. The
+// order is generated from PlayerState.Seed, so it is reproducible, and it
+// is carried in the snapshot and persisted with the queue, so every device
+// and a restart agree on it.
+
+// mix is splitmix64: it derives a new seed from an old one.
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// shuffledOrder is a permutation of 0..n-1 generated from seed, with first
+// (when in range) moved to the front so the current track keeps playing
+// and the rest of the queue follows in shuffled order.
+func shuffledOrder(seed uint64, n, first int) []int {
+	r := rand.New(rand.NewPCG(seed, mix(seed)))
+	o := r.Perm(n)
+	if first >= 0 && first < n {
+		i := slices.Index(o, first)
+		copy(o[1:i+1], o[:i])
+		o[0] = first
+	}
+	return o
+}
+
+// isPermutation reports whether o holds each of 0..n-1 exactly once.
+func isPermutation(o []int, n int) bool {
+	if len(o) != n {
+		return false
+	}
+	seen := make([]bool, n)
+	for _, v := range o {
+		if v < 0 || v >= n || seen[v] {
+			return false
+		}
+		seen[v] = true
+	}
+	return true
+}
+
+// reshuffle generates a new order (from the next seed) that starts with
+// the current track; a no-op without shuffle.
+func (s *PlayerState) reshuffle() {
+	if !s.Shuffle {
+		s.Order = nil
+		return
+	}
+	s.Seed = mix(s.Seed)
+	s.Order = shuffledOrder(s.Seed, len(s.Queue), s.Index)
+}
+
+// orderPos is the position of the current track in the play order.
+func (s PlayerState) orderPos() int {
+	if !s.Shuffle {
+		return s.Index
+	}
+	return max(slices.Index(s.Order, s.Index), 0)
+}
+
+// at is the queue index at position pos of the play order.
+func (s PlayerState) at(pos int) int {
+	if !s.Shuffle {
+		return pos
+	}
+	return s.Order[pos]
+}
+
+// following is the queue index that plays after the current track ends:
+// the same track with repeat one, the next in play order, the first again
+// with repeat all; false when the queue plays out.
+func (s PlayerState) following() (int, bool) {
+	n := len(s.Queue)
+	if n == 0 || s.Index < 0 || s.Index >= n {
+		return 0, false
+	}
+	if s.Repeat == "one" {
+		return s.Index, true
+	}
+	return s.after()
+}
+
+// after is the queue index after the current track in play order (what
+// Next plays), wrapping around with repeat all.
+func (s PlayerState) after() (int, bool) {
+	n := len(s.Queue)
+	if n == 0 {
+		return 0, false
+	}
+	if p := s.orderPos(); p+1 < n {
+		return s.at(p + 1), true
+	}
+	if s.Repeat == "all" {
+		return s.at(0), true
+	}
+	return 0, false
+}
+
+// before is the queue index before the current track in play order.
+func (s PlayerState) before() (int, bool) {
+	if p := s.orderPos(); p > 0 && p < len(s.Queue) {
+		return s.at(p - 1), true
+	}
+	return 0, false
+}
+
+// orderInsert updates the order after k entries were inserted into the
+// queue at index at. Inserted as "play next" they follow the current
+// track; appended ones are spread at random over the part of the order not
+// yet played.
+func (s *PlayerState) orderInsert(at, k int, next bool) {
+	if !s.Shuffle {
+		return
+	}
+	for i, v := range s.Order {
+		if v >= at {
+			s.Order[i] = v + k
+		}
+	}
+	if len(s.Order) == 0 {
+		s.Order = shuffledOrder(mix(s.Seed), k, s.Index)
+		return
+	}
+	pos := slices.Index(s.Order, s.Index)
+	if next {
+		ins := make([]int, k)
+		for i := range ins {
+			ins[i] = at + i
+		}
+		s.Order = slices.Insert(s.Order, pos+1, ins...)
+		return
+	}
+	s.Seed = mix(s.Seed)
+	r := rand.New(rand.NewPCG(s.Seed, uint64(len(s.Order))))
+	for i := range k {
+		// Anywhere after the current track, among the ones not played yet.
+		p := pos + 1 + r.IntN(len(s.Order)-pos)
+		s.Order = slices.Insert(s.Order, p, at+i)
+	}
+}
+
+// orderRemove updates the order after the queue entry at index i was
+// removed.
+func (s *PlayerState) orderRemove(i int) {
+	if !s.Shuffle {
+		return
+	}
+	s.Order = slices.DeleteFunc(s.Order, func(v int) bool { return v == i })
+	for j, v := range s.Order {
+		if v > i {
+			s.Order[j] = v - 1
+		}
+	}
+}

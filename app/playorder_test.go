@@ -1,0 +1,270 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
+)
+
+func queueOf(n int) []Entry {
+	q := make([]Entry, n)
+	for i := range q {
+		q[i] = Entry{ContentID: fmt.Sprintf("b3:%02d", i), DurationMS: 200000}
+	}
+	return q
+}
+
+// playOut follows s from its current track to the end (or n steps) with
+// Next, returning the queue indexes played.
+func playOut(t *testing.T, s *PlayerState, n int) []int {
+	t.Helper()
+	got := []int{s.Index}
+	for range n {
+		ch, err := s.apply(Control{Op: OpNext}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.stopped {
+			break
+		}
+		got = append(got, s.Index)
+	}
+	return got
+}
+
+// Shuffle plays every track of the queue once, in an order that is not the
+// queue's, starting with the track that was playing, and the same seed
+// gives the same order.
+func TestShuffleOrderIsAPermutationFromTheSeed(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 42, 1 << 40} {
+		s := defaultState()
+		s.Queue, s.Index, s.Playing = queueOf(20), 7, true
+		if _, err := s.apply(Control{Op: OpShuffle, On: true, Seed: seed}, 0); err != nil {
+			t.Fatal(err)
+		}
+		if s.Index != 7 || s.Order[0] != 7 || !isPermutation(s.Order, 20) {
+			t.Fatalf("seed %d: order %v index %d", seed, s.Order, s.Index)
+		}
+		played := playOut(t, &s, 100)
+		if !slices.Equal(played, s.Order) {
+			t.Fatalf("seed %d: Next played %v, order %v", seed, played, s.Order)
+		}
+		if slices.IsSorted(played[1:]) {
+			t.Fatalf("seed %d: shuffled order %v is the queue order", seed, played)
+		}
+		if s.Playing {
+			t.Fatalf("seed %d: still playing after the end of the order with repeat off", seed)
+		}
+		again := defaultState()
+		again.Queue, again.Index = queueOf(20), 7
+		_, _ = again.apply(Control{Op: OpShuffle, On: true, Seed: seed}, 0)
+		if !slices.Equal(again.Order, s.Order) {
+			t.Fatalf("seed %d: orders differ: %v and %v", seed, again.Order, s.Order)
+		}
+	}
+}
+
+// Prev walks the shuffled order back; turning shuffle off keeps the track
+// and plays on in queue order.
+func TestShufflePrevAndOff(t *testing.T) {
+	s := defaultState()
+	s.Queue, s.Playing = queueOf(10), true
+	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 9}, 0)
+	_, _ = s.apply(Control{Op: OpNext}, 0)
+	_, _ = s.apply(Control{Op: OpNext}, 0)
+	if s.Index != s.Order[2] {
+		t.Fatalf("after two Next: index %d, order %v", s.Index, s.Order)
+	}
+	_, _ = s.apply(Control{Op: OpPrev}, 0)
+	if s.Index != s.Order[1] {
+		t.Fatalf("Prev: index %d, want %d (order %v)", s.Index, s.Order[1], s.Order)
+	}
+	cur := s.Index
+	ch, _ := s.apply(Control{Op: OpShuffle, On: false}, 0)
+	if s.Index != cur || ch.track || ch.stopped || len(s.Order) != 0 {
+		t.Fatalf("shuffle off changed the track: index %d (was %d) change %+v", s.Index, cur, ch)
+	}
+	if cur+1 < 10 {
+		_, _ = s.apply(Control{Op: OpNext}, 0)
+		if s.Index != cur+1 {
+			t.Fatalf("Next without shuffle: %d, want %d", s.Index, cur+1)
+		}
+	}
+}
+
+// Repeat: one replays the track when it ends (Next still skips), all
+// wraps around at the end, off stops at the end.
+func TestRepeatModes(t *testing.T) {
+	for _, shuffle := range []bool{false, true} {
+		s := defaultState()
+		s.Queue, s.Playing = queueOf(3), true
+		if shuffle {
+			_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 5}, 0)
+		}
+		last := s.Order
+		if !shuffle {
+			last = []int{0, 1, 2}
+		}
+		s.Index = last[2]
+
+		s.Repeat = "one"
+		if !s.advance() || s.Index != last[2] || !s.Playing {
+			t.Fatalf("shuffle %v repeat one: index %d playing %v", shuffle, s.Index, s.Playing)
+		}
+		s.Repeat = "all"
+		if !s.advance() || s.Index != last[0] {
+			t.Fatalf("shuffle %v repeat all: wrapped to %d, want %d", shuffle, s.Index, last[0])
+		}
+		s.Index = last[2]
+		if _, _ = s.apply(Control{Op: OpNext}, 0); s.Index != last[0] || !s.Playing {
+			t.Fatalf("shuffle %v repeat all Next: %d", shuffle, s.Index)
+		}
+		s.Index, s.Repeat = last[2], "off"
+		if s.advance() || s.Playing {
+			t.Fatalf("shuffle %v repeat off: the end of the queue did not stop", shuffle)
+		}
+		s.Playing = true
+		if ch, _ := s.apply(Control{Op: OpNext}, 0); !ch.stopped || s.Playing || s.Index != last[2] {
+			t.Fatalf("shuffle %v Next at the end: %+v index %d", shuffle, ch, s.Index)
+		}
+	}
+}
+
+// Queue edits keep the shuffled order a permutation: tracks added next
+// play next, appended ones come later, removed ones drop out, and the
+// current track stays.
+func TestShuffleOrderFollowsQueueEdits(t *testing.T) {
+	s := defaultState()
+	s.Queue, s.Index, s.Playing = queueOf(8), 3, true
+	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 77}, 0)
+	_, _ = s.apply(Control{Op: OpNext}, 0)
+	cur := s.Queue[s.Index].ContentID
+	check := func(what string) {
+		t.Helper()
+		if err := s.validate(); err != nil {
+			t.Fatalf("%s: %v (order %v, queue %d)", what, err, s.Order, len(s.Queue))
+		}
+		if s.Queue[s.Index].ContentID != cur {
+			t.Fatalf("%s: current track changed to %s, want %s", what, s.Queue[s.Index].ContentID, cur)
+		}
+	}
+	_, _ = s.apply(Control{Op: OpEnqueue, Entries: []Entry{{ContentID: "b3:next"}}, Next: true}, 0)
+	check("enqueue next")
+	if i, _ := s.after(); s.Queue[i].ContentID != "b3:next" {
+		t.Fatalf("a track added as next plays after %s", s.Queue[i].ContentID)
+	}
+	_, _ = s.apply(Control{Op: OpEnqueue, Entries: []Entry{{ContentID: "b3:x"}, {ContentID: "b3:y"}}}, 0)
+	check("append")
+	pos := s.orderPos()
+	for _, id := range []string{"b3:x", "b3:y"} {
+		i := slices.IndexFunc(s.Queue, func(e Entry) bool { return e.ContentID == id })
+		if p := slices.Index(s.Order, i); p <= pos {
+			t.Fatalf("appended %s at order position %d, before the current track's %d", id, p, pos)
+		}
+	}
+	rm := s.Order[len(s.Order)-1]
+	_, _ = s.apply(Control{Op: OpRemove, Index: rm}, 0)
+	check("remove another track")
+	// Removing the current track moves on to the next in play order.
+	want, _ := s.after()
+	wantID := s.Queue[want].ContentID
+	_, _ = s.apply(Control{Op: OpRemove, Index: s.Index}, 0)
+	if err := s.validate(); err != nil || s.Queue[s.Index].ContentID != wantID || !s.Playing {
+		t.Fatalf("removing the current track: now %s (want %s), playing %v, err %v", s.Queue[s.Index].ContentID, wantID, s.Playing, err)
+	}
+}
+
+// The order survives storage: a restart plays the same order.
+func TestShuffleOrderSurvivesStorage(t *testing.T) {
+	s := defaultState()
+	s.Queue, s.Index, s.Playing = queueOf(12), 4, true
+	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 1234}, 0)
+	_, _ = s.apply(Control{Op: OpNext}, 0)
+	back := stateFromDurable(s.durable())
+	if !slices.Equal(back.Order, s.Order) || back.Seed != s.Seed || back.Index != s.Index || !back.Shuffle {
+		t.Fatalf("restored order %v seed %d index %d, want %v %d %d", back.Order, back.Seed, back.Index, s.Order, s.Seed, s.Index)
+	}
+	// A damaged order is generated again from the seed, never rejected.
+	q := s.durable()
+	q.Items[0].Meta = json.RawMessage(`{"title":"x"}`)
+	if r := stateFromDurable(q); !isPermutation(r.Order, 12) || len(r.Queue) != 12 {
+		t.Fatalf("damaged order not repaired: %v", r.Order)
+	}
+}
+
+// A restarted owner, and a controller showing its snapshot, follow the
+// same shuffled order; toggling shuffle keeps the current track playing.
+func TestShuffleSameOrderAfterRestartAndOnControllers(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	for i := range 6 {
+		r.store.addTrack(fmt.Sprintf("b3:%02d", i), 200*time.Second)
+	}
+	r.advance(1500 * time.Millisecond)
+	ids := []string{"b3:00", "b3:01", "b3:02", "b3:03", "b3:04", "b3:05"}
+	if err := r.app.PlayTracks(ids, 2); err != nil {
+		t.Fatal(err)
+	}
+	r.j.reset()
+	if err := r.app.SetShuffle(true); err != nil {
+		t.Fatal(err)
+	}
+	st := r.app.Status()
+	if st.Index != 2 || len(st.Order) != 6 || st.Order[0] != 2 || r.j.count("play") != 0 || r.j.count("stop") != 0 {
+		t.Fatalf("shuffle on: index %d order %v, effects %q", st.Index, st.Order, r.j.list())
+	}
+	var snap PlayerState
+	_ = json.Unmarshal(r.tr.lastSnap().State, &snap)
+	if !slices.Equal(snap.Order, st.Order) || snap.Seed == 0 {
+		t.Fatalf("snapshot order %v seed %d, status order %v", snap.Order, snap.Seed, st.Order)
+	}
+	if err := r.app.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.app.Status(); st.Index != st.Order[1] || r.j.first(fmt.Sprintf("play %s@0", ids[st.Order[1]])) < 0 {
+		t.Fatalf("Next played index %d, order %v: %q", st.Index, st.Order, r.j.list())
+	}
+	order := r.app.Status().Order
+
+	// Restart: the same order, the same place in it.
+	_ = r.app.Close()
+	r.out = newFakeOutput(r.j, r.clock)
+	r.start(Options{Config: fastCfg()})
+	r.advance(500 * time.Millisecond)
+	st = r.app.Status()
+	if !slices.Equal(st.Order, order) || st.Index != order[1] {
+		t.Fatalf("after a restart: order %v index %d, want %v %d", st.Order, st.Index, order, order[1])
+	}
+
+	// A controller showing that snapshot moves along the same order.
+	c := newRig(t, peerB, Options{Config: fastCfg()}, self)
+	claim := engine.Claim{Counter: 5, Issuer: self, Owner: self}
+	ps := snapOf(t, r)
+	ps.Term = claim
+	c.announce(self, claim, 1, true, &ps)
+	if err := c.app.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.app.Status(); got.Index != order[2] {
+		t.Fatalf("controller's Next shows index %d, want %d (order %v)", got.Index, order[2], order)
+	}
+	cmds := c.tr.sentCmds()
+	r.peer(devicesync.CommandReceived{From: peerB, Target: self, Body: cmds[len(cmds)-1].Body,
+		Stamp: engine.CommandStamp{Version: engine.EnvelopeVersion, Claim: r.app.Status().Claim, Sequence: 1}})
+	if got := r.app.Status(); got.Index != order[2] {
+		t.Fatalf("owner applied Next to index %d, want %d", got.Index, order[2])
+	}
+}
+
+func snapOf(t *testing.T, r *rig) PlayerState {
+	t.Helper()
+	var ps PlayerState
+	if err := json.Unmarshal(r.tr.lastSnap().State, &ps); err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}
