@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	// Before Fyne's lang package reads the locale: see its doc.
+	_ "github.com/furudesk/furudesk/cmd/furudesk/internal/clocale"
 	"github.com/furudesk/furudesk/engine"
 )
 
