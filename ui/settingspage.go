@@ -90,7 +90,12 @@ func newSettingsPage(u *UI) *settingsPage {
 	look.Importance = widget.LowImportance
 	appearance := widget.NewCard("Appearance", "", look)
 
-	p.view = container.NewVScroll(container.NewVBox(music, device, playback, appearance))
+	cards := container.NewVBox(music, device, playback)
+	if d := u.opts.Desktop; d != nil {
+		cards.Add(widget.NewCard("Desktop", "", d))
+	}
+	cards.Add(appearance)
+	p.view = container.NewVScroll(cards)
 	return p
 }
 

@@ -28,6 +28,9 @@ type Options struct {
 	// Tick is how often the position is redrawn while playing (nothing is
 	// redrawn while paused); zero means 500 ms. It is kept within 250 ms..1 s.
 	Tick time.Duration
+	// Desktop is shown on the settings page in a "Desktop" card: switches
+	// the front end owns, such as closing to the system tray; nil shows none.
+	Desktop fyne.CanvasObject
 }
 
 // Page names of the sidebar, in its order.
