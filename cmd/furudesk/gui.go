@@ -1,8 +1,14 @@
 package main
 
 import (
+	"log/slog"
+	"os"
+
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/assets"
@@ -15,12 +21,91 @@ const appID = "org.furudesk.furudesk"
 // The window drives the app only through ui.Backend.
 var _ ui.Backend = (*app.App)(nil)
 
-// runGUI shows the window for the running app until it is closed.
-func runGUI(a *app.App, _ options) error {
+// runGUI shows the window for the running app until furudesk quits: the
+// window is closed (or, with "close to tray" on, Quit is picked in the
+// tray), MPRIS asks it to quit, or the app ends. Along the window it
+// serves MPRIS, the system tray and the ctl raise command; none of them is
+// fatal.
+func runGUI(a *app.App, opts options) error {
+	log := guiLogger(opts)
 	fa := fyneapp.NewWithID(appID)
 	icon := fyne.NewStaticResource("icon.png", assets.Icon)
 	fa.SetIcon(icon)
-	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon})
+
+	desk, isDesk := fa.(desktop.App)
+	// No tray icon when the desktop shows none: Fyne's tray would only log
+	// failures to register it.
+	hasTray := isDesk && trayHost()
+	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
+	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray)})
+	w := u.Window()
+
+	show := func() {
+		w.Show()
+		w.RequestFocus()
+	}
+	w.SetCloseIntercept(func() {
+		// The tray must be there now (a tray host may have gone away since
+		// the launch), or the hidden window could not come back.
+		if hasTray && ctt.on() && trayHost() {
+			w.Hide()
+			log.Info("window closed to the tray; furudesk keeps running")
+			return
+		}
+		fa.Quit()
+	})
+
+	setRaise(func() {
+		fyne.Do(func() {
+			show()
+			log.Info("window raised by a second launch")
+		})
+	})
+	defer setRaise(nil)
+
+	stopMPRIS := startMPRIS(a, opts.dataDir, func() { fyne.Do(show) }, func() { fyne.Do(fa.Quit) }, log)
+	defer stopMPRIS()
+
+	if hasTray {
+		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: fa.Quit}, log)
+		defer stopTray()
+	}
+
+	// The app ending by itself (a fatal storage error) ends the window too.
+	ran := make(chan struct{})
+	go func() {
+		select {
+		case <-a.Done():
+			fyne.Do(fa.Quit)
+		case <-ran:
+		}
+	}()
 	u.Run()
+	close(ran)
 	return nil
+}
+
+// closeToTraySwitch is the settings page's "close to tray" check box.
+func closeToTraySwitch(ctt closeToTray, hasTray bool) fyne.CanvasObject {
+	check := widget.NewCheck("Keep playing in the tray when the window is closed", nil)
+	hint := widget.NewLabel("When this is off, closing the window quits furudesk.")
+	if hasTray {
+		check.SetChecked(ctt.on())
+		check.OnChanged = ctt.set
+	} else {
+		check.Disable()
+		hint.SetText("This desktop shows no tray icons, so closing the window quits furudesk.")
+	}
+	hint.Importance = widget.LowImportance
+	hint.Wrapping = fyne.TextWrapWord
+	return container.NewVBox(check, hint)
+}
+
+// guiLogger logs to stderr like the device does.
+func guiLogger(opts options) *slog.Logger {
+	level := slog.LevelInfo
+	if opts.verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
