@@ -45,13 +45,14 @@ type actor struct {
 	persistedAt time.Duration
 
 	// What the local output is doing.
-	cur        audio.Track
-	curCID     string
-	curIdx     int
-	curStarted bool // the output reported Started for cur
-	curEnded   bool // cur finished (or failed) and the prepared track follows
-	paused     bool
-	rendering  bool // MayRender as last applied to the output
+	cur         audio.Track
+	curCID      string
+	curIdx      int
+	curStarted  bool // the output reported Started for cur
+	curEnded    bool // cur finished (or failed) and the prepared track follows
+	paused      bool
+	rendering   bool      // MayRender as last applied to the output
+	renderSince time.Time // wall clock when MayRender last turned true
 
 	// The track prepared to follow cur without a gap (zero: none), and
 	// the queue entry it stands for.
@@ -347,6 +348,12 @@ func (a *actor) run(f func(tx *txn) error) error {
 	// 3d. Advance.
 	if has {
 		a.e.Advance()
+	}
+	switch render := a.e.MayRender(); {
+	case render && a.renderSince.IsZero():
+		a.renderSince = time.Now() // presentation only: never feeds the engine
+	case !render:
+		a.renderSince = time.Time{}
 	}
 	return nil
 }

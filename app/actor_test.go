@@ -276,10 +276,16 @@ func TestLosingTheClaimStopsAtOnce(t *testing.T) {
 	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
 		t.Fatal(err)
 	}
+	if r.app.Status().RenderingSince.IsZero() {
+		t.Fatal("no RenderingSince while rendering")
+	}
 	r.j.reset()
 	r.announce(peerB, engine.Claim{Counter: 9, Issuer: peerB, Owner: peerB}, 1, true, nil)
 	if r.j.first("stop") < 0 || r.out.Report().Playing {
 		t.Fatalf("still playing after a greater claim: %q", r.j.list())
+	}
+	if st := r.app.Status(); !st.RenderingSince.IsZero() {
+		t.Fatalf("RenderingSince %v after losing the output", st.RenderingSince)
 	}
 }
 

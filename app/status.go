@@ -3,7 +3,11 @@
 // player state, and drives storage, audio, library and devicesync.
 package app
 
-import "github.com/furudesk/furudesk/engine"
+import (
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
 
 // Status is what every front end (the window, `furudesk ctl`, MPRIS) shows.
 // It is derived from the actor's state after every step and never stored.
@@ -11,18 +15,21 @@ import "github.com/furudesk/furudesk/engine"
 // PositionMS, Track, Queue, Index, Volume, Shuffle, Repeat) are the owner's,
 // from its latest snapshot, with the position extrapolated.
 type Status struct {
-	DeviceID       engine.DeviceID `json:"device_id"`
-	DeviceName     string          `json:"device_name"`
-	GroupID        string          `json:"group_id"`
-	Claim          engine.Claim    `json:"claim"`
-	Owner          engine.DeviceID `json:"owner"`
-	OwnerName      string          `json:"owner_name"`
-	Rendering      bool            `json:"rendering"` // this device may render (engine MayRender)
-	StartupPending bool            `json:"startup_pending"`
-	Output         engine.Output   `json:"output"` // this device's measured audio output
-	OutputError    string          `json:"output_error,omitempty"`
-	Passive        bool            `json:"passive"`
-	Config         engine.Config   `json:"config"`
+	DeviceID   engine.DeviceID `json:"device_id"`
+	DeviceName string          `json:"device_name"`
+	GroupID    string          `json:"group_id"`
+	Claim      engine.Claim    `json:"claim"`
+	Owner      engine.DeviceID `json:"owner"`
+	OwnerName  string          `json:"owner_name"`
+	Rendering  bool            `json:"rendering"` // this device may render (engine MayRender)
+	// RenderingSince is when this device last began to render (wall
+	// clock); zero while it does not render.
+	RenderingSince time.Time     `json:"rendering_since,omitzero"`
+	StartupPending bool          `json:"startup_pending"`
+	Output         engine.Output `json:"output"` // this device's measured audio output
+	OutputError    string        `json:"output_error,omitempty"`
+	Passive        bool          `json:"passive"`
+	Config         engine.Config `json:"config"`
 
 	Playing    bool        `json:"playing"`
 	PositionMS int64       `json:"position_ms"`

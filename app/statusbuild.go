@@ -16,6 +16,7 @@ func (a *actor) publishStatus() {
 		Claim:          a.e.Claim(),
 		Owner:          a.e.Owner(),
 		Rendering:      a.e.MayRender(),
+		RenderingSince: a.renderSince,
 		StartupPending: a.e.StartupPending(),
 		Passive:        a.passive,
 		Config:         a.cfg,
