@@ -186,7 +186,7 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return map[string]any{"index": st.Index, "queue": st.Queue, "playing": st.Playing, "position_ms": st.PositionMS}, nil
 	case "enqueue":
 		if len(req.Args) == 0 {
-			return nil, errors.New("usage: enqueue ID|PATH...")
+			return nil, errors.New("usage: enqueue ID|PATH (one or more)")
 		}
 		ids, err := resolveAll(a, req.Args)
 		if err != nil {

@@ -152,9 +152,13 @@ func TestEndToEnd(t *testing.T) {
 		A.ctl("transfer", D.id)
 		waitFor(t, 10*time.Second, "D renders", func() bool { st := D.status(); return st.Rendering && st.Output.Playing })
 		waitFor(t, 10*time.Second, "sound on D", func() bool { ts, _ := firstSound(D.rec, at); return !ts.IsZero() })
-		if r := c.renderers(c.nodes); len(r) != 1 || r[0] != D {
-			t.Fatalf("renderers after picking D: %v", names(r))
-		}
+		// The old owner learns the new claim from A's or D's announcement,
+		// not from the handoff, so on a loaded machine it may still be
+		// stopping when D already plays: wait for it (bounded).
+		waitFor(t, 10*time.Second, "D the only renderer", func() bool {
+			r := c.renderers(c.nodes)
+			return len(r) == 1 && r[0] == D
+		})
 	})
 
 	t.Run("3 kill -9 the owner", func(t *testing.T) {
@@ -169,10 +173,16 @@ func TestEndToEnd(t *testing.T) {
 			}
 			return len(r) == 1
 		})
-		took := time.Since(killed)
-		t.Logf("failover from %s to %s after %v (owner_timeout %v)", owner.name, next.name, took.Round(time.Millisecond), testOwnerTimeout)
-		// owner_timeout plus one tick, plus what polling ctl adds.
-		if took > testOwnerTimeout+1500*time.Millisecond {
+		// The new owner says when it began to render: polling through ctl
+		// (a process per call, slow on a loaded machine) is not measured.
+		polled := time.Since(killed)
+		took := next.status().RenderingSince.Sub(killed)
+		t.Logf("failover from %s to %s after %v (seen by polling after %v; owner_timeout %v)", owner.name, next.name,
+			took.Round(time.Millisecond), polled.Round(time.Millisecond), testOwnerTimeout)
+		// owner_timeout plus one tick, plus scheduling slack for a loaded
+		// machine (the engine counts from the last report it received,
+		// which is before the kill).
+		if took <= 0 || took > testOwnerTimeout+app.DefaultTick+time.Second {
 			t.Errorf("failover took %v, want <= owner_timeout %v + 1 tick", took, testOwnerTimeout)
 		}
 		waitFor(t, 10*time.Second, "sound on "+next.name, func() bool { ts, _ := firstSound(next.rec, killed); return !ts.IsZero() })
