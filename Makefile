@@ -4,10 +4,11 @@ GO := $(shell scripts/ensure-go.sh)
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+FYNE := fyne.io/tools/cmd/fyne@v1.7.4
 SEEDS ?= 100000
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit race smoke bench sim clean
+.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit race smoke bench sim package clean
 
 all: build
 
@@ -64,6 +65,24 @@ bench: deps
 ## sim: the engine's deterministic simulator over many seeds
 sim:
 	$(GO) test ./engine/enginetest -run 'TestSim$$' -seeds=$(SEEDS) -timeout 0
+
+## package: the Linux release archive dist/furudesk.tar.xz (binary,
+## furudesk.desktop, icon and an install Makefile) made by `fyne package`.
+# FyneApp.toml is staged without its ID so the desktop file is named
+# furudesk.desktop, the DesktopEntry that MPRIS announces; the stub Go file
+# is there because fyne package wants Go code in its directory even when it
+# packages a built binary (-exe).
+package: build
+	rm -rf dist/stage && mkdir -p dist/stage
+	printf 'package stage\n' >dist/stage/stage.go
+	sed -e '/^[[:space:]]*ID[[:space:]]*=/d' -e 's|^\([[:space:]]*Icon[[:space:]]*=\).*|\1 "icon.png"|' FyneApp.toml >dist/stage/FyneApp.toml
+	cp assets/icon.png dist/stage/icon.png
+	cd dist/stage && $(GO) run $(FYNE) package -os linux -release -exe ../../bin/furudesk -name furudesk -icon icon.png
+	mv dist/stage/furudesk.tar.xz dist/furudesk.tar.xz && rm -rf dist/stage
+	@list=$$(tar -tJf dist/furudesk.tar.xz); \
+	for f in Makefile usr/local/bin/furudesk usr/local/share/applications/furudesk.desktop usr/local/share/pixmaps/furudesk.png; do \
+	  grep -qx "furudesk/$$f" <<<"$$list" || { echo "package: furudesk/$$f missing from dist/furudesk.tar.xz:"; echo "$$list"; exit 1; }; done
+	@echo "package: dist/furudesk.tar.xz"
 
 clean:
 	rm -rf bin
