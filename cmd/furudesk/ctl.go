@@ -264,6 +264,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return nil, err
 		}
 		return a.Search(req.Args[0], 100)
+	case "raise":
+		return raiseWindow() // instance.go
 	}
 	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
 }
@@ -293,6 +295,7 @@ Commands:
   revoke DEVICE_ID | name NAME | passive on|off
   config get | config set JSON
   scan | demo | tracks | search QUERY
+  raise                       show the window (a second launch does this)
 `
 
 // runCtl is the client: it sends one command to the instance of the data

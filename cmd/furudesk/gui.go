@@ -27,7 +27,7 @@ var _ ui.Backend = (*app.App)(nil)
 // serves MPRIS, the system tray and the ctl raise command; none of them is
 // fatal.
 func runGUI(a *app.App, opts options) error {
-	log := guiLogger(opts)
+	log := stderrLogger(opts)
 	fa := fyneapp.NewWithID(appID)
 	icon := fyne.NewStaticResource("icon.png", assets.Icon)
 	fa.SetIcon(icon)
@@ -101,8 +101,8 @@ func closeToTraySwitch(ctt closeToTray, hasTray bool) fyne.CanvasObject {
 	return container.NewVBox(check, hint)
 }
 
-// guiLogger logs to stderr like the device does.
-func guiLogger(opts options) *slog.Logger {
+// stderrLogger logs to stderr like the device does (-v: debug).
+func stderrLogger(opts options) *slog.Logger {
 	level := slog.LevelInfo
 	if opts.verbose {
 		level = slog.LevelDebug

@@ -6,7 +6,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -22,28 +22,75 @@ var errNoWindow = errors.New("this furudesk runs without a window (--headless); 
 // is still starting (opening the database, discovering devices).
 const raiseWait = 20 * time.Second
 
-// windowRaise is the handler of the ctl raise command: the GUI sets it
-// while its window exists; a headless process never does. A process serves
-// one data dir with one ctl socket, so one handler per process.
-var windowRaise atomic.Pointer[func()]
+// windowWait bounds how long a raise waits for the window of a GUI launch
+// that is still starting: its ctl socket opens before its window does.
+const windowWait = 15 * time.Second
 
-// setRaise installs the handler of the ctl raise command; nil removes it
-// (the window is gone). It is called on ctl goroutines and must not block.
+// raiser is the handler of the ctl raise command of this process. A process
+// serves one data dir with one ctl socket, so there is one, in windowRaise.
+type raiser struct {
+	mu       sync.Mutex
+	expected bool          // a GUI launch: the window is coming
+	closed   bool          // the window is gone: furudesk is quitting
+	f        func()        // shows the window; nil until it exists
+	ready    chan struct{} // closed when f is set
+}
+
+var windowRaise = &raiser{ready: make(chan struct{})}
+
+// expectWindow marks this process as a GUI launch before its ctl socket
+// opens, so that a raise arriving before the window exists waits for it
+// instead of answering errNoWindow.
+func expectWindow() {
+	windowRaise.mu.Lock()
+	windowRaise.expected = true
+	windowRaise.mu.Unlock()
+}
+
+// setRaise installs the handler of the ctl raise command once the window
+// exists; nil removes it when the window is gone. f is called on ctl
+// goroutines and must not block.
 func setRaise(f func()) {
+	r := windowRaise
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if f == nil {
-		windowRaise.Store(nil)
+		r.f, r.closed = nil, true
 		return
 	}
-	windowRaise.Store(&f)
+	r.f, r.expected = f, true
+	select {
+	case <-r.ready:
+	default:
+		close(r.ready)
+	}
 }
 
 // raiseWindow runs the ctl raise command.
 func raiseWindow() (any, error) {
-	f := windowRaise.Load()
-	if f == nil {
+	r := windowRaise
+	r.mu.Lock()
+	f, expected, closed, ready := r.f, r.expected, r.closed, r.ready
+	r.mu.Unlock()
+	switch {
+	case closed:
+		return nil, errors.New("furudesk is quitting: its window is closed")
+	case f == nil && !expected:
 		return nil, errNoWindow
+	case f == nil:
+		select {
+		case <-ready:
+		case <-time.After(windowWait):
+			return nil, errors.New("furudesk is starting but its window did not open")
+		}
+		r.mu.Lock()
+		f = r.f
+		r.mu.Unlock()
+		if f == nil {
+			return nil, errors.New("furudesk is quitting: its window is closed")
+		}
 	}
-	(*f)()
+	f()
 	return map[string]bool{"raised": true}, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	// Before Fyne's lang package reads the locale: see its doc.
 	_ "github.com/furudesk/furudesk/cmd/furudesk/internal/clocale"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/storage"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -76,7 +77,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	expectWindow() // a raise arriving before the window waits for it (instance.go)
 	dev, err := openDevice(opts, stderr)
+	if errors.Is(err, storage.ErrLocked) {
+		return raiseRunning(opts.dataDir, err, stdout, stderr) // one instance per data dir
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "furudesk:", err)
 		return 1

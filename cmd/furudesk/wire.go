@@ -131,6 +131,8 @@ func runHeadless(opts options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// An always-on box may have a session bus: media keys and playerctl.
+	stopMPRIS := startMPRIS(d.app, opts.dataDir, nil, nil, stderrLogger(opts))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	fmt.Fprintf(stderr, "furudesk: headless, device %s, listening on %s, ctl socket %s\n",
@@ -140,5 +142,6 @@ func runHeadless(opts options, stderr io.Writer) error {
 	case <-d.app.Done():
 	}
 	signal.Stop(sig)
+	stopMPRIS() // before the app closes
 	return d.close()
 }
