@@ -55,15 +55,18 @@ func runGUI(a *app.App, opts options) error {
 		fa.Quit()
 	})
 
-	setRaise(func() {
-		fyne.Do(func() {
-			show()
-			log.Info("window raised by a second launch")
-		})
-	})
+	raise := func(by string) func() {
+		return func() {
+			fyne.Do(func() {
+				show()
+				log.Info("window raised", "by", by)
+			})
+		}
+	}
+	setRaise(raise("ctl")) // a second launch
 	defer setRaise(nil)
 
-	stopMPRIS := startMPRIS(a, opts.dataDir, func() { fyne.Do(show) }, func() { fyne.Do(fa.Quit) }, log)
+	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(fa.Quit) }, log)
 	defer stopMPRIS()
 
 	if hasTray {

@@ -95,7 +95,7 @@ func TestSecondLaunchRaisesTheRunningWindow(t *testing.T) {
 		t.Errorf("second launch said %q; want it to say it showed the running window", out.String())
 	}
 	waitFor(t, 20*time.Second, "the first instance to raise its window", func() bool {
-		return strings.Contains(first.log.String(), "window raised by a second launch")
+		return strings.Contains(first.log.String(), `msg="window raised" by=ctl`)
 	})
 	select {
 	case <-first.exited:

@@ -119,7 +119,8 @@ func (e menuEntry) labels() []string {
 // The real binary's tray, read and clicked over D-Bus the way a desktop
 // panel does (com.canonical.dbusmenu on a private session bus with a
 // fake tray host): it shows the playing track and this device checked in
-// "Play on…", Next skips, and Quit ends furudesk with status 0.
+// "Play on…", Next skips, and Quit ends furudesk with status 0. MPRIS on
+// the same bus raises the window.
 func TestTrayMenuOnTheSessionBus(t *testing.T) {
 	needE2E(t)
 	display := startXvfb(t)
@@ -216,6 +217,14 @@ func TestTrayMenuOnTheSessionBus(t *testing.T) {
 	waitFor(t, 20*time.Second, "the tray to follow the track", func() bool {
 		_, ok := layout().find(trayTrackLabel(n.status()))
 		return ok
+	})
+
+	// MPRIS on the same bus: Raise shows the window.
+	if call := conn.Object("org.mpris.MediaPlayer2.furudesk", "/org/mpris/MediaPlayer2").Call("org.mpris.MediaPlayer2.Raise", 0); call.Err != nil {
+		t.Fatalf("MPRIS Raise: %v", call.Err)
+	}
+	waitFor(t, 20*time.Second, "MPRIS Raise to show the window", func() bool {
+		return strings.Contains(n.log.String(), `msg="window raised" by=mpris`)
 	})
 
 	quit, ok := layout().find("Quit")
