@@ -2,8 +2,11 @@ package storage
 
 import (
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 // migration is one schema step. Versions are the 1-based index in
@@ -12,6 +15,9 @@ import (
 type migration struct {
 	name string
 	up   string
+	// fill, when set, runs after up in the same transaction: data that only
+	// Go can compute (such as normalized search text).
+	fill func(tx *sql.Tx) error
 }
 
 // migrations is the ordered schema history; SchemaVersion is its length.
@@ -170,6 +176,79 @@ CREATE TABLE op_log_group (
 INSERT INTO op_log_group (id, group_id)
 SELECT 1, group_id FROM identity WHERE id = 1 AND EXISTS (SELECT 1 FROM op_log);
 `},
+	// Search indexes library.SearchText, the same normalization the GUI
+	// searches with (æ → ae, ß → ss, ø → o and accents dropped), instead of
+	// the tokenizer's own diacritic folding, which left æ, ø, ß unfolded.
+	// SQL cannot compute it, so PutTracks stores it in tracks.search_text
+	// and the migration fills it for the tracks already there.
+	{name: "library: search by normalized search text", up: `
+DROP TRIGGER tracks_fts_insert;
+DROP TRIGGER tracks_fts_delete;
+DROP TRIGGER tracks_fts_update;
+DROP TABLE tracks_fts;
+ALTER TABLE tracks ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
+CREATE VIRTUAL TABLE tracks_fts USING fts5 (
+	search_text,
+	content = '', contentless_delete = 1,
+	tokenize = 'unicode61 remove_diacritics 2',
+	prefix = '1 2 3'
+);
+CREATE TRIGGER tracks_fts_insert AFTER INSERT ON tracks BEGIN
+	INSERT INTO tracks_fts (rowid, search_text) VALUES (new.id, new.search_text);
+END;
+CREATE TRIGGER tracks_fts_delete AFTER DELETE ON tracks BEGIN
+	DELETE FROM tracks_fts WHERE rowid = old.id;
+END;
+CREATE TRIGGER tracks_fts_update AFTER UPDATE OF search_text ON tracks BEGIN
+	DELETE FROM tracks_fts WHERE rowid = old.id;
+	INSERT INTO tracks_fts (rowid, search_text) VALUES (new.id, new.search_text);
+END;
+`, fill: fillSearchText},
+}
+
+// fillSearchText computes tracks.search_text for every track; the update
+// trigger indexes it.
+func fillSearchText(tx *sql.Tx) error {
+	type row struct {
+		id   int64
+		text string
+	}
+	rows, err := tx.Query(`SELECT id, title, artists, album, album_artist FROM tracks`)
+	if err != nil {
+		return err
+	}
+	var todo []row
+	for rows.Next() {
+		var id int64
+		var t library.Track
+		var artists string
+		if err := rows.Scan(&id, &t.Title, &artists, &t.Album, &t.AlbumArtist); err != nil {
+			_ = rows.Close()
+			return err
+		}
+		if err := json.Unmarshal([]byte(artists), &t.Artists); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("track %d artists: %w", id, err)
+		}
+		todo = append(todo, row{id, library.SearchText(t)})
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	up, err := tx.Prepare(`UPDATE tracks SET search_text = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer up.Close()
+	for _, r := range todo {
+		if _, err := up.Exec(r.text, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SchemaVersion is the newest schema version this build knows.
@@ -223,6 +302,12 @@ func migrate(db *sql.DB, target int) error {
 		if _, err := tx.Exec(m.up); err != nil {
 			_ = tx.Rollback()
 			return fmt.Errorf("migration %d (%s): %w", v, m.name, err)
+		}
+		if m.fill != nil {
+			if err := m.fill(tx); err != nil {
+				_ = tx.Rollback()
+				return fmt.Errorf("migration %d (%s): %w", v, m.name, err)
+			}
 		}
 		if _, err := tx.Exec(`INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?, ?, ?)`,
 			v, m.name, time.Now().UnixMilli()); err != nil {

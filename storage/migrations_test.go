@@ -30,6 +30,15 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// A track written by a build before migration 5 (which computes
+		// search_text in Go).
+		if k >= 2 && k < 5 {
+			if _, err := db.Exec(`INSERT INTO tracks (path, content_id, size, mtime_ns, format, title, artists, artists_text,
+	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover)
+VALUES ('/m/1.flac', 'b3:1', 1, 1, 'flac', 'Svefn-g-englar', '["Sigur Rós"]', 'Sigur Rós', 'Ágætis byrjun', '', 'Sigur Rós', 1, 1, 1999, '', 1, '')`); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if k >= 3 {
 			if _, err := db.Exec(`INSERT INTO op_log (id, origin, seq, hlc_ms, kind, body) VALUES ('dev_a:1', 'dev_a', 1, 5, 'device_trusted', '{}')`); err != nil {
 				t.Fatal(err)
@@ -56,6 +65,15 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 		if k >= 1 {
 			if v, ok, err := s.Setting("theme"); err != nil || !ok || v != "dark" {
 				t.Errorf("from %d: data written before the migration lost: %q %v %v", k, v, ok, err)
+			}
+		}
+		// Migration 5 indexes the tracks already there by their normalized
+		// search text.
+		if k >= 2 && k < 5 {
+			for _, q := range []string{"agaetis", "sigur ros", "ros", "svefn"} {
+				if res, err := s.Search(q, 10); err != nil || len(res) != 1 {
+					t.Errorf("from %d: Search(%q) = %v, %v; want the track written before the migration", k, q, res, err)
+				}
 			}
 		}
 		// Migration 4 adopts an op log written before the log had a group

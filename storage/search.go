@@ -24,12 +24,15 @@ const sparseMatches = 1000
 
 // Search finds tracks whose title, artists, album artist or album contain
 // words starting with every word of query, ignoring case and accents
-// ("beyonce" finds "Beyoncé", "sigur ros" finds "Sigur Rós"). Results come
+// ("beyonce" finds "Beyoncé", "sigur ros" finds "Sigur Rós", "agaetis"
+// finds "Ágætis"): both the indexed text and the query are folded by
+// library.Normalize, as the GUI's own search is. Results come
 // in catalog order (artist, album, disc, track, title), at most limit
 // (capped at MaxSearchLimit). An empty query finds nothing.
 //
-// It runs on an SQLite FTS5 index (unicode61 tokenizer, remove_diacritics
-// 2, prefix indexes) that triggers keep in step with the tracks table.
+// It runs on an SQLite FTS5 index of library.SearchText (unicode61
+// tokenizer, prefix indexes) that triggers keep in step with the tracks
+// table.
 // BM25 ranking was measured at 3-4x the cost of catalog order on one-letter
 // queries, and a search-as-you-type list reads better in a stable order.
 func (s *Store) Search(query string, limit int) ([]library.Track, error) {
@@ -60,12 +63,12 @@ WHERE t.id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)
 ORDER BY `+trackOrder+` LIMIT ?`, match, limit)
 }
 
-// ftsQuery turns user input into an FTS5 query: every word a quoted prefix
-// term, all required. Splitting on what is not a letter, digit or mark
-// mirrors the unicode61 tokenizer, and quoting means no input can be FTS5
-// syntax.
+// ftsQuery turns user input into an FTS5 query: every word of the
+// library.Normalize'd input a quoted prefix term, all required. Splitting on
+// what is not a letter, digit or mark mirrors the unicode61 tokenizer, and
+// quoting means no input can be FTS5 syntax.
 func ftsQuery(q string) string {
-	words := strings.FieldsFunc(q, func(r rune) bool {
+	words := strings.FieldsFunc(library.Normalize(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
 	})
 	if len(words) > MaxSearchTerms {

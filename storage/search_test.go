@@ -5,8 +5,11 @@ import (
 	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 func TestSearchIgnoresCaseAndAccents(t *testing.T) {
@@ -152,4 +155,59 @@ func pct(d []time.Duration, p int) time.Duration {
 		i = len(d) - 1
 	}
 	return d[i]
+}
+
+// TestSearchFoldsLikeTheGUI checks that storage search folds letters the
+// way library.Normalize does (æ, ø, ß, accents), so a query finds the same
+// tracks in `ctl search` as in the window.
+func TestSearchFoldsLikeTheGUI(t *testing.T) {
+	s, _ := openTemp(t)
+	tracks := []library.Track{
+		{Path: "/m/1.flac", ContentID: "b3:1", Format: "flac", Title: "Svefn-g-englar", Artists: []string{"Sigur Rós"}, Album: "Ágætis byrjun"},
+		{Path: "/m/2.flac", ContentID: "b3:2", Format: "flac", Title: "Kickstart My Heart", Artists: []string{"Mötley Crüe"}, Album: "Dr. Feelgood"},
+		{Path: "/m/3.flac", ContentID: "b3:3", Format: "flac", Title: "Straße", Artists: []string{"Søren Ærø"}, Album: "Œuvre"},
+		{Path: "/m/4.flac", ContentID: "b3:4", Format: "flac", Title: "Plain", Artists: []string{"Nobody"}, Album: "Else"},
+	}
+	if err := s.PutTracks(tracks); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query string
+		want  []string // titles
+	}{
+		{"agaetis", []string{"Svefn-g-englar"}},
+		{"Ágætis", []string{"Svefn-g-englar"}},
+		{"AGÆTIS BYRJUN", []string{"Svefn-g-englar"}},
+		{"sigur ros", []string{"Svefn-g-englar"}},
+		{"ros", []string{"Svefn-g-englar"}},
+		{"motley crue", []string{"Kickstart My Heart"}},
+		{"strasse", []string{"Straße"}},
+		{"straße", []string{"Straße"}},
+		{"soren aero", []string{"Straße"}},
+		{"oeuvre", []string{"Straße"}},
+		{"ægætis", nil},
+	} {
+		res, err := s.Search(c.query, 10)
+		if err != nil {
+			t.Fatalf("Search(%q): %v", c.query, err)
+		}
+		var got []string
+		for _, r := range res {
+			got = append(got, r.Title)
+		}
+		if strings.Join(got, "|") != strings.Join(c.want, "|") {
+			t.Errorf("Search(%q) = %q, want %q", c.query, got, c.want)
+		}
+	}
+	// A retitled track is found by its new title only.
+	tracks[0].Album = "Takk"
+	if err := s.PutTracks(tracks[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := s.Search("agaetis", 10); len(res) != 0 {
+		t.Errorf("old album still found after the update: %v", res)
+	}
+	if res, _ := s.Search("takk", 10); len(res) != 1 {
+		t.Errorf("new album not found: %v", res)
+	}
 }

@@ -132,13 +132,13 @@ func (s *Store) PutTracks(tracks []library.Track) error {
 	}
 	return s.write(func(tx *sql.Tx) error {
 		up, err := tx.Prepare(`INSERT INTO tracks (path, content_id, size, mtime_ns, format, title, artists, artists_text,
-	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover, search_text)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (path) DO UPDATE SET content_id = excluded.content_id, size = excluded.size, mtime_ns = excluded.mtime_ns,
 	format = excluded.format, title = excluded.title, artists = excluded.artists, artists_text = excluded.artists_text,
 	album = excluded.album, album_artist = excluded.album_artist, sort_artist = excluded.sort_artist,
 	track_no = excluded.track_no, disc_no = excluded.disc_no, year = excluded.year, genre = excluded.genre,
-	duration_ns = excluded.duration_ns, cover = excluded.cover
+	duration_ns = excluded.duration_ns, cover = excluded.cover, search_text = excluded.search_text
 RETURNING id`)
 		if err != nil {
 			return fmt.Errorf("storage: put tracks: %w", err)
@@ -171,7 +171,7 @@ RETURNING id`)
 			var id int64
 			if err := up.QueryRow(t.Path, t.ContentID, t.Size, t.ModTime.UnixNano(), t.Format, t.Title, string(aj),
 				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, sortArtist(t), t.TrackNo, t.DiscNo, t.Year,
-				t.Genre, int64(t.Duration), t.Cover).Scan(&id); err != nil {
+				t.Genre, int64(t.Duration), t.Cover, library.SearchText(t)).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 			if _, err := delArtists.Exec(id); err != nil {
