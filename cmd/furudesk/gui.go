@@ -44,17 +44,6 @@ func runGUI(a *app.App, opts options) error {
 		w.Show()
 		w.RequestFocus()
 	}
-	w.SetCloseIntercept(func() {
-		// The tray must be there now (a tray host may have gone away since
-		// the launch), or the hidden window could not come back.
-		if hasTray && ctt.on() && trayHost() {
-			w.Hide()
-			log.Info("window closed to the tray; furudesk keeps running")
-			return
-		}
-		fa.Quit()
-	})
-
 	raise := func(by string) func() {
 		return func() {
 			fyne.Do(func() {
@@ -72,7 +61,21 @@ func runGUI(a *app.App, opts options) error {
 	if hasTray {
 		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: fa.Quit}, log)
 		defer stopTray()
+		// A click on the tray icon shows the window. This sets a close
+		// intercept of its own (hide), replaced by ours below.
+		desk.SetSystemTrayWindow(w)
 	}
+
+	w.SetCloseIntercept(func() {
+		// The tray must be there now (a tray host may have gone away since
+		// the launch), or the hidden window could not come back.
+		if hasTray && ctt.on() && trayHost() {
+			w.Hide()
+			log.Info("window closed to the tray; furudesk keeps running")
+			return
+		}
+		fa.Quit()
+	})
 
 	// The app ending by itself (a fatal storage error) ends the window too.
 	ran := make(chan struct{})

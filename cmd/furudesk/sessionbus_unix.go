@@ -3,8 +3,10 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/godbus/dbus/v5"
 )
@@ -43,8 +45,11 @@ func trayHost() bool {
 	if c.Auth(nil) != nil || c.Hello() != nil {
 		return false
 	}
+	// Asked on the UI goroutine when the window closes: bounded.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
 	var has bool
-	if err := c.BusObject().Call("org.freedesktop.DBus.NameHasOwner", 0, statusNotifierWatcher).Store(&has); err != nil {
+	if err := c.BusObject().CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, statusNotifierWatcher).Store(&has); err != nil {
 		return false
 	}
 	return has
