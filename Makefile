@@ -54,7 +54,7 @@ unit:
 race:
 	$(GO) test -count=1 -race $$(for d in engine app; do [ -d $$d ] && echo ./$$d/...; done)
 
-smoke: build
+smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png
 
 ## bench: the benchmark report
