@@ -8,7 +8,7 @@ import (
 )
 
 // catalog is the library as the window browses it: the tracks in the app's
-// order plus albums, artists and a lowercase search text per track. It is
+// order plus albums, artists and a library.SearchText per track. It is
 // built off the UI goroutine from Backend.Tracks and then only read.
 type catalog struct {
 	tracks  []*library.Track
@@ -40,7 +40,7 @@ func buildCatalog(ts []library.Track) *catalog {
 	for i := range ts {
 		t := &ts[i]
 		c.tracks[i] = t
-		c.hay[i] = strings.ToLower(t.Title + "\x00" + strings.Join(t.Artists, "\x00") + "\x00" + t.Album + "\x00" + t.AlbumArtist)
+		c.hay[i] = library.SearchText(*t)
 
 		aa := t.AlbumArtist
 		if aa == "" && len(t.Artists) > 0 {
@@ -95,19 +95,19 @@ func buildCatalog(ts []library.Track) *catalog {
 }
 
 // search returns the tracks whose title, artists or album contain every
-// word of q, in catalog order, at most limit of them.
+// word of q, ignoring case and accents the way storage search does
+// (library.QueryTerms and library.Matches over library.SearchText: "ros"
+// finds "Sigur Rós", "agaetis" finds "Ágætis"), in catalog order, at most
+// limit of them.
 func (c *catalog) search(q string, limit int) []*library.Track {
-	words := strings.Fields(strings.ToLower(q))
-	if len(words) == 0 {
+	terms := library.QueryTerms(q)
+	if len(terms) == 0 {
 		return c.tracks
 	}
 	var out []*library.Track
-next:
 	for i, h := range c.hay {
-		for _, w := range words {
-			if !strings.Contains(h, w) {
-				continue next
-			}
+		if !library.Matches(h, terms) {
+			continue
 		}
 		out = append(out, c.tracks[i])
 		if len(out) >= limit {

@@ -1,0 +1,71 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/ui/internal/fakebackend"
+)
+
+// accentedTracks is a small library whose names need accent and letter
+// folding to be found by what users type.
+func accentedTracks() []library.Track {
+	return []library.Track{
+		{ContentID: "b3:1", Path: "/m/1.flac", Format: "flac", Title: "Svefn-g-englar", Artists: []string{"Sigur Rós"}, Album: "Ágætis byrjun"},
+		{ContentID: "b3:2", Path: "/m/2.flac", Format: "flac", Title: "Kickstart My Heart", Artists: []string{"Mötley Crüe"}, Album: "Dr. Feelgood"},
+		{ContentID: "b3:3", Path: "/m/3.flac", Format: "flac", Title: "Straße", Artists: []string{"Søren"}, Album: "Œuvre"},
+		{ContentID: "b3:4", Path: "/m/4.flac", Format: "flac", Title: "Plain", Artists: []string{"Nobody"}, Album: "Roster"},
+	}
+}
+
+// TestSearchIgnoresCaseAndAccents checks the GUI search folds like storage
+// search (library.Normalize): the same queries find the same tracks.
+func TestSearchIgnoresCaseAndAccents(t *testing.T) {
+	c := buildCatalog(accentedTracks())
+	for _, tc := range []struct {
+		query string
+		want  []string // titles
+	}{
+		{"agaetis", []string{"Svefn-g-englar"}},
+		{"AGÆTIS", []string{"Svefn-g-englar"}},
+		{"sigur ros", []string{"Svefn-g-englar"}},
+		{"ros", []string{"Svefn-g-englar", "Plain"}}, // "Roster" contains it too
+		{"sigur  RÓS ", []string{"Svefn-g-englar"}},
+		{"motley crue", []string{"Kickstart My Heart"}},
+		{"Mötley Crüe", []string{"Kickstart My Heart"}},
+		{"strasse", []string{"Straße"}},
+		{"soren oeuvre", []string{"Straße"}},
+		{"sigur crue", nil},
+		{"", []string{"Svefn-g-englar", "Kickstart My Heart", "Straße", "Plain"}},
+	} {
+		var got []string
+		for _, tr := range c.search(tc.query, searchLimit) {
+			got = append(got, tr.Title)
+		}
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("search(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	if got := c.search("a", 2); len(got) != 2 {
+		t.Errorf("limit 2 gave %d results", len(got))
+	}
+}
+
+// TestTypingAnAccentlessQueryFindsTheTrack types into the window's search
+// field as a user does.
+func TestTypingAnAccentlessQueryFindsTheTrack(t *testing.T) {
+	fa := test.NewTempApp(t)
+	b := fakebackend.New(accentedTracks())
+	u := newUI(fa, b, Options{}, func(f func()) { f() })
+	u.win.Resize(fyne.NewSize(860, 520))
+	t.Cleanup(func() { u.Close(); u.win.Close() })
+	test.Type(u.search, "sigur ros")
+	got := u.tracks.list.tracks
+	if len(got) != 1 || got[0].Title != "Svefn-g-englar" {
+		t.Fatalf("typing %q lists %d tracks, want Sigur Rós's", u.search.Text, len(got))
+	}
+}
