@@ -12,7 +12,8 @@
 //
 //   - available: the device opened without error and is consuming samples
 //     (the number of frames handed to the device advanced within
-//     Options.StallTimeout);
+//     Options.StallTimeout; a newly opened device gets Options.StartupGrace
+//     to start, during which it is neither available nor failed);
 //   - playing: available, and the frames the device consumed last were track
 //     samples (not the silence of pause, stop or a starved decoder);
 //   - position: the track position of the last frame the device consumed

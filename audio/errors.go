@@ -1,6 +1,11 @@
 package audio
 
-import "errors"
+import (
+	"errors"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Sentinel errors. Wrapped errors carry the details; test with errors.Is.
 var (
@@ -26,3 +31,42 @@ var (
 	// ErrNoSource reports a Source with neither Path nor Open.
 	ErrNoSource = errors.New("audio: source has neither path nor opener")
 )
+
+// maxReasonBytes bounds Reason's text: device errors can quote long paths.
+const maxReasonBytes = 120
+
+// Reason turns an Availability or Report error into a short phrase for a
+// user ("the device is not taking any sound", "connection refused"): no
+// package prefixes or call sites; the full error belongs in the log.
+func Reason(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrNotConsuming):
+		return "the device is not taking any sound"
+	case errors.Is(err, ErrClosed):
+		return "the output was closed"
+	}
+	// "oto: ALSA error at snd_pcm_open: "default": Connection refused":
+	// the last part says what went wrong.
+	text := strings.TrimSpace(err.Error())
+	if i := strings.LastIndex(text, ": "); i >= 0 && strings.TrimSpace(text[i+2:]) != "" {
+		text = strings.TrimSpace(text[i+2:])
+	}
+	if len(text) > maxReasonBytes {
+		text = strings.ToValidUTF8(text[:maxReasonBytes], "") + "…"
+	}
+	if r, n := utf8.DecodeRuneInString(text); n > 0 && unicode.IsUpper(r) && !isAcronym(text) {
+		text = string(unicode.ToLower(r)) + text[n:]
+	}
+	if text == "" {
+		return "unknown error"
+	}
+	return text
+}
+
+// isAcronym reports whether s starts with two capitals (ALSA, EPIPE), which
+// keep their case.
+func isAcronym(s string) bool {
+	return len(s) >= 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
+}

@@ -16,7 +16,9 @@ type Event interface{ isEvent() }
 
 // Availability reports a change of "the device opened without error and
 // consumes samples". Err says why it is not available: the device error, or
-// ErrNotConsuming while it opened but does not pull samples.
+// ErrNotConsuming while it opened but does not pull samples. The first one
+// comes when the device first consumes samples, fails, or is still silent
+// after Options.StartupGrace.
 type Availability struct {
 	Available bool
 	Err       error
@@ -65,7 +67,7 @@ func (DecodeError) isEvent()  {}
 // Report is the truth now, for heartbeats.
 type Report struct {
 	Available bool          // device opened and consuming samples
-	Err       error         // why not available; nil when available
+	Err       error         // why not available; nil when available or still starting (Options.StartupGrace)
 	Playing   bool          // track samples are reaching the device
 	Paused    bool          // Pause is in effect (a command, not a measurement)
 	Track     Track         // track at the device, or the one paused/loading; zero when stopped

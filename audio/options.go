@@ -26,6 +26,13 @@ type Options struct {
 	// StallTimeout after which a device that stopped consuming is reported
 	// unavailable, 100ms..10s; 0 means 500ms.
 	StallTimeout time.Duration
+	// StartupGrace is how long a newly opened device may take to consume
+	// its first samples before it is reported unavailable, 100ms..30s; 0
+	// means 5s. An idle PulseAudio sink stalls a new stream for 1-2 s (see
+	// PLATFORM.md). Until then the output is neither available nor failed:
+	// Report has Available false and Err nil, and no Availability event is
+	// sent. A device error is reported at once.
+	StartupGrace time.Duration
 	// EventBuffer is the capacity of the Events channel, 16..65536; 0 means
 	// 1024.
 	EventBuffer int
@@ -54,6 +61,7 @@ func (o Options) Validate() error {
 		{"Tick", o.Tick, time.Millisecond, 100 * time.Millisecond},
 		{"PositionInterval", o.PositionInterval, 10 * time.Millisecond, 10 * time.Second},
 		{"StallTimeout", o.StallTimeout, 100 * time.Millisecond, 10 * time.Second},
+		{"StartupGrace", o.StartupGrace, 100 * time.Millisecond, 30 * time.Second},
 	} {
 		if err := checkD(c.name, c.v, c.lo, c.hi); err != nil {
 			return err
@@ -80,6 +88,7 @@ func (o Options) withDefaults() Options {
 	def(&o.Tick, 10*time.Millisecond)
 	def(&o.PositionInterval, 250*time.Millisecond)
 	def(&o.StallTimeout, 500*time.Millisecond)
+	def(&o.StartupGrace, 5*time.Second)
 	return o
 }
 

@@ -54,7 +54,7 @@ func newOutput(o Options) *Output {
 		latency: durationToFrames(o.BufferSize, o.SampleRate),
 	}
 	out.volume.Store(100)
-	out.report = Report{Err: ErrNotConsuming, Volume: 100}
+	out.report = Report{Volume: 100} // not yet known: within StartupGrace
 	out.mix = newMixer(o.SampleRate, o.aheadChunks(), func(t Track, err error) {
 		out.emit(DecodeError{Track: t, Err: err})
 	})
@@ -237,6 +237,7 @@ func (o *Output) monitor() {
 
 // meter is the monitor's memory between measurements.
 type meter struct {
+	start       time.Time // the first measurement: StartupGrace runs from it
 	consumed    int64
 	heard       int64
 	lastAdvance time.Time
@@ -248,6 +249,9 @@ type meter struct {
 }
 
 func (o *Output) measure(m *meter, now time.Time) {
+	if m.start.IsZero() {
+		m.start = now
+	}
 	dev := o.device()
 	var devErr error
 	if dev != nil {
@@ -266,6 +270,8 @@ func (o *Output) measure(m *meter, now time.Time) {
 	case available:
 	case devErr != nil:
 		why = devErr
+	case m.lastAdvance.IsZero() && now.Sub(m.start) < o.opts.StartupGrace:
+		// Starting: not yet known, so neither available nor an error.
 	default:
 		why = ErrNotConsuming
 	}
@@ -284,7 +290,7 @@ func (o *Output) measure(m *meter, now time.Time) {
 	for _, ev := range st.events {
 		o.emit(ev)
 	}
-	if dev != nil {
+	if dev != nil && (available || why != nil) {
 		text := ""
 		if why != nil {
 			text = why.Error()

@@ -2,6 +2,7 @@ package audio
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -50,12 +51,11 @@ func TestAvailabilityIsMeasured(t *testing.T) {
 	o, d, m := newTestOutput(t)
 	t0 := time.Unix(1000, 0)
 	o.measure(m, t0)
-	evs := drain(o)
-	if len(evs) != 1 || evs[0].(Availability).Available || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
-		t.Fatalf("before any consumption: %+v, want unavailable (not consuming)", evs)
+	if evs := drain(o); len(evs) != 0 {
+		t.Fatalf("before any consumption: %+v, want nothing (still starting)", evs)
 	}
-	if r := o.Report(); r.Available || r.Playing {
-		t.Fatalf("report %+v", r)
+	if r := o.Report(); r.Available || r.Playing || r.Err != nil {
+		t.Fatalf("report %+v, want neither available nor failed", r)
 	}
 	pull(o.mix, 441)
 	o.measure(m, t0.Add(10*time.Millisecond))
@@ -81,13 +81,77 @@ func TestAvailabilityIsMeasured(t *testing.T) {
 	d.mu.Unlock()
 	pull(o.mix, 441)
 	o.measure(m, t0.Add(530*time.Millisecond))
-	evs = drain(o)
+	evs := drain(o)
 	if len(evs) != 1 || evs[0].(Availability).Available || !strings.Contains(evs[0].(Availability).Err.Error(), "ALSA") {
 		t.Fatalf("device error: %+v, want unavailable with the ALSA error", evs)
 	}
 	if r := o.Report(); r.Available || r.Err == nil || !strings.Contains(r.Err.Error(), "ALSA") {
 		t.Fatalf("report %+v", r)
 	}
+}
+
+// TestStartupGrace: a new stream on an idle PulseAudio sink stalls for 1-2 s.
+// Until the device consumes its first samples, or StartupGrace passes, the
+// output is neither available nor failed: no Availability event, no error
+// in the report. Only then is a silent device reported unavailable.
+func TestStartupGrace(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	t.Run("slow start", func(t *testing.T) {
+		o, _, m := newTestOutput(t)
+		for d := time.Duration(0); d <= 2*time.Second; d += 10 * time.Millisecond {
+			o.measure(m, t0.Add(d))
+		}
+		if evs := drain(o); len(evs) != 0 {
+			t.Fatalf("a device silent for 2 s after opening: %+v, want no event yet", evs)
+		}
+		if r := o.Report(); r.Available || r.Err != nil {
+			t.Fatalf("report %+v, want not available, no error", r)
+		}
+		pull(o.mix, 441)
+		o.measure(m, t0.Add(2010*time.Millisecond))
+		if evs := drain(o); len(evs) != 1 || evs[0] != (Availability{Available: true}) {
+			t.Fatalf("first samples consumed: %+v, want available (and nothing before)", evs)
+		}
+		// Past the first samples, a stall is judged by StallTimeout only.
+		o.measure(m, t0.Add(2521*time.Millisecond))
+		if evs := drain(o); len(evs) != 1 || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
+			t.Fatalf("stalled after starting: %+v, want unavailable", evs)
+		}
+	})
+	t.Run("never starts", func(t *testing.T) {
+		o, _, m := newTestOutput(t)
+		o.measure(m, t0)
+		o.measure(m, t0.Add(4990*time.Millisecond))
+		if evs := drain(o); len(evs) != 0 {
+			t.Fatalf("within the grace: %+v", evs)
+		}
+		o.measure(m, t0.Add(5*time.Second))
+		evs := drain(o)
+		if len(evs) != 1 || evs[0].(Availability).Available || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
+			t.Fatalf("silent past the grace: %+v, want unavailable (not consuming)", evs)
+		}
+		if r := o.Report(); r.Available || !errors.Is(r.Err, ErrNotConsuming) {
+			t.Fatalf("report %+v", r)
+		}
+	})
+	t.Run("device error", func(t *testing.T) {
+		o, d, m := newTestOutput(t)
+		d.err = errors.New("oto: ALSA error at snd_pcm_writei: broken pipe")
+		o.measure(m, t0)
+		if evs := drain(o); len(evs) != 1 || evs[0].(Availability).Available || evs[0].(Availability).Err != d.err {
+			t.Fatalf("device error within the grace: %+v, want it reported at once", evs)
+		}
+	})
+	t.Run("configurable", func(t *testing.T) {
+		o := newOutput(Options{StartupGrace: 200 * time.Millisecond}.withDefaults())
+		o.attach(&fakeDevice{})
+		m := &meter{}
+		o.measure(m, t0)
+		o.measure(m, t0.Add(200*time.Millisecond))
+		if evs := drain(o); len(evs) != 1 || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
+			t.Fatalf("silent past a 200ms grace: %+v", evs)
+		}
+	})
 }
 
 // TestFailedDeviceReported: a device that never opened reports its error.
@@ -162,7 +226,7 @@ func TestEventsDropWhenNotDrained(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	for _, o := range []Options{{SampleRate: 100}, {BufferSize: time.Second}, {Tick: -1}, {EventBuffer: 1}, {StallTimeout: time.Millisecond}} {
+	for _, o := range []Options{{SampleRate: 100}, {BufferSize: time.Second}, {Tick: -1}, {EventBuffer: 1}, {StallTimeout: time.Millisecond}, {StartupGrace: time.Minute}} {
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Options.") {
 			t.Errorf("Validate(%+v) = %v, want an error naming the field", o, err)
 		}
@@ -189,5 +253,26 @@ func TestHeardLagsConsumption(t *testing.T) {
 	o.measure(m, time.Unix(2, 0))
 	if r := o.Report(); !r.Playing || r.Track != ta || r.Pos != framesToDuration(441, testRate) {
 		t.Fatalf("report %+v, want playing at 441 frames", r)
+	}
+}
+
+// TestReasonIsShort: what a user reads about a failed device is a short
+// phrase, without package prefixes or ALSA call sites.
+func TestReasonIsShort(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{nil, ""},
+		{ErrNotConsuming, "the device is not taking any sound"},
+		{fmt.Errorf("open: %w", ErrClosed), "the output was closed"},
+		{errors.New(`oto: ALSA error at snd_pcm_open: "default": Connection refused`), "connection refused"},
+		{errors.New("oto: ALSA error at snd_pcm_writei: EPIPE"), "EPIPE"},
+		{errors.New("no device"), "no device"},
+		{errors.New("x: " + strings.Repeat("é", 200)), strings.Repeat("é", 60) + "…"},
+	} {
+		if got := Reason(c.err); got != c.want {
+			t.Errorf("Reason(%v) = %q, want %q", c.err, got, c.want)
+		}
 	}
 }
