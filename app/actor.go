@@ -73,6 +73,10 @@ type actor struct {
 	noticeID uint64
 	folders  []string
 	libRun   libraryRun
+
+	// outputNotice is the ID of the "no sound device" notice shown, 0 when
+	// none: it is withdrawn when the output works again.
+	outputNotice uint64
 }
 
 // intent is one typed message of the actor's inbox.
@@ -789,8 +793,17 @@ func (a *actor) audioEvent(ev audio.Event) {
 			a.heartbeat()
 			return nil
 		})
-		if av, ok := ev.(audio.Availability); ok && !av.Available && av.Err != nil {
-			a.notice("error", "Audio output unavailable: "+av.Err.Error())
+		if av, ok := ev.(audio.Availability); ok {
+			switch {
+			case !av.Available && av.Err != nil && a.outputNotice == 0:
+				a.log.Warn("audio output unavailable", "err", av.Err)
+				a.notice("error", "No sound device is working: "+audio.Reason(av.Err))
+				a.outputNotice = a.noticeID
+			case av.Available && a.outputNotice != 0:
+				a.notices = slices.DeleteFunc(a.notices, func(n Notice) bool { return n.ID == a.outputNotice })
+				a.outputNotice = 0
+				a.notice("info", "Audio output is working again")
+			}
 		}
 	case audio.Started:
 		switch {
