@@ -40,6 +40,14 @@ type actor struct {
 
 	st   PlayerState   // the shared state as this device knows it
 	stAt time.Duration // when st.PositionMS was true
+	// heardAt is when st was last confirmed by its source: the owner's
+	// latest snapshot, or the stored state at launch. A takeover without
+	// a handoff extrapolates the position only up to then, never across
+	// the silence of an owner that stopped reporting.
+	heardAt   time.Duration
+	heardFrom engine.DeviceID // the owner heard at heardAt
+	heardHB   uint64          // its heartbeat id then: older snapshots are stale
+	shownFrom string          // the last shared notice shown: owner, id and text
 
 	persisted   storage.QueueState // last committed queue/transport
 	persistedAt time.Duration
@@ -185,7 +193,7 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	}
 	a.st = stateFromDurable(q)
 	a.persisted = a.st.durable()
-	a.stAt, a.persistedAt = a.clock.Now(), a.clock.Now()
+	a.stAt, a.persistedAt, a.heardAt = a.clock.Now(), a.clock.Now(), a.clock.Now()
 	if a.folders, err = a.store.LibraryFolders(); err != nil {
 		return nil, err
 	}
@@ -261,10 +269,14 @@ func (a *actor) loop(ticks <-chan time.Time) {
 	}
 }
 
+// shutdown persists the position and, while this device renders, publishes
+// a last snapshot with the exact position, so the device that takes over
+// resumes where this one stopped instead of guessing.
 func (a *actor) shutdown() {
 	a.stopLibrary()
 	_ = a.run(func(tx *txn) error {
 		tx.persistPos = true
+		tx.publish = a.e.MayRender()
 		return nil
 	})
 	if a.out != nil {
@@ -280,6 +292,7 @@ type txn struct {
 	sends      []send
 	ch         change
 	fence      *engine.CommandStamp // an accepted command's stamp, rechecked before effects
+	ownerLive  bool                 // another device owned the output and was live before the transition
 }
 
 type send struct {
@@ -297,7 +310,7 @@ type send struct {
 func (a *actor) run(f func(tx *txn) error) error {
 	prevE, prevSt, prevStAt := a.e.Clone(), a.st.clone(), a.stAt
 	restore := func() { a.e, a.st, a.stAt = prevE, prevSt, prevStAt }
-	tx := &txn{}
+	tx := &txn{ownerLive: a.e.Owner() != a.self && a.e.OwnerLive()}
 	if err := f(tx); err != nil {
 		restore()
 		return err
@@ -392,6 +405,21 @@ func (a *actor) anchor() {
 	a.stAt = a.clock.Now()
 }
 
+// anchorHeard is anchor for taking over from an owner that is not known
+// live (failover, a restart, picking this device after the owner went
+// quiet): the position is extrapolated only up to when the owner was last
+// heard, so no music is skipped for the time it was silent. A handoff's
+// state is exact: it was anchored when it arrived.
+func (a *actor) anchorHeard() {
+	if a.rendering {
+		a.anchor()
+		return
+	}
+	now := a.clock.Now()
+	a.st.PositionMS = a.st.extrapolate(min(now, a.heardAt) - a.stAt)
+	a.stAt = now
+}
+
 // plan decides, before the commit, what the output must do after it, so
 // any state it changes (skipping tracks this device lacks) is committed
 // with the transition. The returned effect runs after the commit.
@@ -407,7 +435,11 @@ func (a *actor) plan(tx *txn) func() {
 		}
 	}
 	if takeover {
-		a.anchor()
+		if tx.ownerLive {
+			a.anchor()
+		} else {
+			a.anchorHeard()
+		}
 		a.st.Term = a.e.Claim()
 		clear(a.st.Acks)
 		tx.publish = true
@@ -530,31 +562,53 @@ func (a *actor) syncPrepared(st PlayerState) {
 	a.nextCID, a.nextIdx, a.nextPath = cid, i, path
 }
 
-// skipMissing moves past queue entries this device has no file for, with a
-// notice; when none is playable it stops.
+// skipMissing runs when this device is about to play the current entry.
+// When it has no file for it, it moves forward in play order to the next
+// entry it has. When it has none of the remaining ones it keeps the index
+// and the position (the group's listening position must survive a device
+// that lacks the files) and pauses. Either way every device is told.
 func (a *actor) skipMissing(tx *txn) {
-	for range len(a.st.Queue) {
-		e, ok := a.st.current()
-		if !ok {
-			return
-		}
-		if _, err := a.store.TrackByContentID(e.ContentID); err == nil {
-			return
-		}
-		a.notice("error", fmt.Sprintf("%q is not in this device's library: skipped", e.Title))
-		tx.publish = true
-		if !a.st.advance() || a.st.Index == 0 && a.st.Repeat != "all" {
+	e, ok := a.st.current()
+	if !ok || a.hasFile(e.ContentID) {
+		return
+	}
+	probe := a.st.clone()
+	for range len(probe.Queue) - 1 {
+		i, ok := probe.after()
+		if !ok || i == a.st.Index {
 			break
 		}
-	}
-	if _, ok := a.st.current(); ok {
-		if _, err := a.store.TrackByContentID(a.st.Queue[a.st.Index].ContentID); err == nil {
+		probe.Index = i
+		if a.hasFile(probe.Queue[i].ContentID) {
+			a.st.Index, a.st.PositionMS, a.stAt = i, 0, a.clock.Now()
+			tx.ch.track = true
+			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q: skipped to %q", a.deviceName(a.self), e.name(), probe.Queue[i].name()))
 			return
 		}
 	}
-	a.st.Playing = false
-	tx.ch.stopped = true
-	a.notice("error", "Nothing in the queue can be played on this device")
+	// PositionMS is current here: anchored by the takeover, or set by the
+	// control or the track change that led here.
+	a.st.Playing, a.stAt = false, a.clock.Now()
+	tx.ch.stopped, tx.persistPos = true, true
+	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it: paused", a.deviceName(a.self), e.name()))
+}
+
+func (a *actor) hasFile(contentID string) bool {
+	_, err := a.store.TrackByContentID(contentID)
+	return err == nil
+}
+
+// shareNotice tells the user here and, through the snapshot, on every
+// device.
+func (a *actor) shareNotice(tx *txn, text string) {
+	a.notice("error", text)
+	a.st.Notice = &SharedNotice{ID: a.noticeID, Text: text}
+	a.shownFrom = sharedKey(a.self, a.st.Notice)
+	tx.publish = true
+}
+
+func sharedKey(from engine.DeviceID, n *SharedNotice) string {
+	return fmt.Sprintf("%s/%d/%s", from, n.ID, n.Text)
 }
 
 // control runs a transport intent: locally when this device renders (or
@@ -611,16 +665,29 @@ func (a *actor) control(c Control) error {
 // and play state.
 func (a *actor) transfer(to engine.DeviceID) error {
 	if to == "" {
-		return errors.New("app: no device given")
-	}
-	if to != a.self && !a.isMember(to) {
-		return fmt.Errorf("app: %s is not a device of this group", to)
+		return userErr(ErrBadArgument, "no device given")
 	}
 	if to == a.e.Owner() {
 		return nil
 	}
+	if to != a.self {
+		d, ok := a.device(to)
+		if !ok {
+			return userErr(ErrNotMember, "%s is not a device of this group", to)
+		}
+		// Front-end validation only: Online never feeds ownership. A
+		// transfer to a device that cannot answer would stop the music
+		// until the owner timeout.
+		if !d.Online {
+			return userErr(ErrOffline, "%s is offline", a.deviceName(to))
+		}
+	}
 	return a.run(func(tx *txn) error {
-		a.anchor()
+		if to == a.self && !a.e.OwnerLive() {
+			a.anchorHeard()
+		} else {
+			a.anchor()
+		}
 		stamp, err := a.e.Transfer(to)
 		if err != nil {
 			return err
@@ -640,13 +707,13 @@ func (a *actor) transfer(to engine.DeviceID) error {
 	})
 }
 
-func (a *actor) isMember(id engine.DeviceID) bool {
+func (a *actor) device(id engine.DeviceID) (devicesync.DeviceInfo, bool) {
 	for _, d := range a.tr.Devices() {
 		if d.ID == id {
-			return true
+			return d, true
 		}
 	}
-	return false
+	return devicesync.DeviceInfo{}, false
 }
 
 func (a *actor) deviceName(id engine.DeviceID) string {
@@ -691,7 +758,18 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ps.validate() != nil {
 			return nil
 		}
+		hb := ev.Coordination.Heartbeat
+		if ev.From == a.heardFrom && hb < a.heardHB {
+			return nil // older than a snapshot already seen
+		}
 		now := a.clock.Now()
+		a.heardAt, a.heardFrom, a.heardHB = now, ev.From, hb
+		if ps.Notice != nil {
+			if k := sharedKey(ev.From, ps.Notice); k != a.shownFrom {
+				a.shownFrom = k
+				a.notice("error", ps.Notice.Text)
+			}
+		}
 		if a.pendingSeq != 0 {
 			if ps.Acks[a.self] < a.pendingSeq && now-a.pendingAt < PendingHold {
 				return nil // does not reflect our command yet: keep our view

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -160,6 +162,9 @@ func (a *App) Close() error {
 	return nil
 }
 
+// DataDir is the data dir of this device (Options.DataDir).
+func (a *App) DataDir() string { return a.opts.DataDir }
+
 // Done is closed when the actor has stopped.
 func (a *App) Done() <-chan struct{} { return a.done }
 
@@ -268,14 +273,16 @@ func (a *App) entries(ids []string) ([]Entry, error) {
 	for _, id := range ids {
 		t, err := a.store.TrackByContentID(id)
 		if err != nil {
-			return nil, fmt.Errorf("app: track %s is not in this device's library", id)
+			return nil, userErr(ErrNotInLibrary, "track %s is not in this device's library", id)
 		}
 		es = append(es, EntryOf(t))
 	}
 	return es, nil
 }
 
-// Resolve turns a content id or a file path of the catalog into a content id.
+// Resolve turns a content id or a file path of the catalog into a content
+// id. For a file that is not in the catalog the error says why: not in a
+// music folder, missing, or unreadable (ErrUnreadable, with the reason).
 func (a *App) Resolve(idOrPath string) (string, error) {
 	if strings.HasPrefix(idOrPath, library.ContentIDPrefix) {
 		return idOrPath, nil
@@ -293,7 +300,31 @@ func (a *App) Resolve(idOrPath string) (string, error) {
 			return t.ContentID, nil
 		}
 	}
-	return "", fmt.Errorf("app: %s is not in the library (add its folder and scan)", idOrPath)
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", userErr(ErrNotInLibrary, "%s does not exist", idOrPath)
+	case err != nil:
+		return "", userErr(ErrUnreadable, "could not read %s: %s", idOrPath, fileReason(p, err))
+	case fi.IsDir():
+		return "", userErr(ErrNotInLibrary, "%s is a folder: name its tracks, or add it with the music folders", idOrPath)
+	}
+	root := ""
+	for _, f := range a.Folders() {
+		if rel, err := filepath.Rel(f, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			root = f
+			break
+		}
+	}
+	if root == "" {
+		return "", userErr(ErrNotInLibrary, "%s is not in the library: add its folder to the music folders", idOrPath)
+	}
+	// In a music folder but not in the catalog: the scan skipped it, or
+	// has not reached it yet. Reading it once tells which.
+	if _, err := library.AnalyzeFile(p, root); err != nil {
+		return "", userErr(ErrUnreadable, "could not read %s: %s", idOrPath, fileReason(p, err))
+	}
+	return "", userErr(ErrNotInLibrary, "%s is not in the library yet: wait for the scan to finish", idOrPath)
 }
 
 // JumpTo plays the queue's track at index.
@@ -330,7 +361,7 @@ func (a *App) Seek(pos time.Duration) error {
 // SetVolume sets the volume, 0..100.
 func (a *App) SetVolume(v int) error {
 	if v < 0 || v > 100 {
-		return fmt.Errorf("app: volume %d, want 0..100", v)
+		return userErr(ErrBadArgument, "volume must be a whole number from 0 to 100, not %d", v)
 	}
 	return a.control(Control{Op: OpVolume, Volume: v})
 }
@@ -360,21 +391,41 @@ func (a *App) Invite() (Invite, error) {
 	return Invite{Code: code, Expires: exp}, nil
 }
 
+// pairCheckWindow is how long Pair waits for the transport to refuse a
+// code at once (malformed, expired, this device's own); accepting takes
+// the other user's answer, which is much longer.
+const pairCheckWindow = 500 * time.Millisecond
+
 // Pair asks the device that created code to let this one into its group.
-// It returns at once; the outcome arrives as a notice and, when accepted,
-// as the new group in Status.
+// A code the transport refuses at once (malformed, expired, this device's
+// own invite) is an error; otherwise Pair returns once the request is on
+// its way, and the outcome arrives as a notice and, when accepted, as the
+// new group in Status.
 func (a *App) Pair(code string) error {
 	code = strings.TrimSpace(code)
 	if !strings.HasPrefix(code, "frid://i/") {
 		return devicesync.ErrInviteMalformed
 	}
+	done := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), devicesync.PairRetryWindow)
 		defer cancel()
-		err := a.tr.Pair(ctx, code)
+		done <- a.tr.Pair(ctx, code)
+	}()
+	t := time.NewTimer(pairCheckWindow)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		if err == nil {
+			a.post(noticeIntent{level: "info", text: "Joined the group"})
+		}
+		return err
+	case <-t.C:
+	}
+	go func() {
 		msg, level := "Joined the group", "info"
-		if err != nil {
-			msg, level = "Pairing failed: "+err.Error(), "error"
+		if err := <-done; err != nil {
+			msg, level = "Pairing failed: "+UserMessage(err), "error"
 		}
 		a.post(noticeIntent{level: level, text: msg})
 	}()
@@ -406,7 +457,7 @@ func (a *App) Revoke(device engine.DeviceID) error {
 func (a *App) SetDeviceName(name string) error {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > storage.MaxNameBytes {
-		return fmt.Errorf("app: a device name of 1..%d bytes", storage.MaxNameBytes)
+		return userErr(ErrBadArgument, "a device name must be 1 to %d bytes long", storage.MaxNameBytes)
 	}
 	r := make(chan error, 1)
 	return a.call(nameIntent{name: name, reply: r}, r)

@@ -312,6 +312,18 @@ type fakeTransport struct {
 	snaps  []devicesync.SnapshotReceived
 	sent   []devicesync.CommandReceived
 	seq    uint64
+	// offline peers (presentation only, as devicesync's Online)
+	offline map[engine.DeviceID]bool
+	pairErr error // what Pair returns at once (nil: "fake")
+}
+
+func (t *fakeTransport) setOffline(id engine.DeviceID, off bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.offline == nil {
+		t.offline = map[engine.DeviceID]bool{}
+	}
+	t.offline[id] = off
 }
 
 func newFakeTransport(j *journal, id engine.DeviceID, peers ...engine.DeviceID) *fakeTransport {
@@ -338,16 +350,25 @@ func (t *fakeTransport) SendCommand(to engine.DeviceID, s engine.CommandStamp, h
 	return fmt.Sprint(t.seq), nil
 }
 func (t *fakeTransport) Devices() []devicesync.DeviceInfo {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	out := []devicesync.DeviceInfo{{ID: t.id, Name: "self", Self: true, Online: true}}
 	for _, p := range t.peers {
-		out = append(out, devicesync.DeviceInfo{ID: p, Name: string(p), Online: true})
+		out = append(out, devicesync.DeviceInfo{ID: p, Name: string(p), Online: !t.offline[p]})
 	}
 	return out
 }
 func (t *fakeTransport) CreateInvite() (string, time.Time, error) {
 	return "", time.Time{}, errors.New("fake")
 }
-func (t *fakeTransport) Pair(context.Context, string) error   { return errors.New("fake") }
+func (t *fakeTransport) Pair(context.Context, string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pairErr != nil {
+		return t.pairErr
+	}
+	return errors.New("fake")
+}
 func (t *fakeTransport) Pending() []devicesync.PairingRequest { return nil }
 func (t *fakeTransport) Accept(string, bool) error            { return nil }
 func (t *fakeTransport) Deny(string) error                    { return nil }

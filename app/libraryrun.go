@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/furudesk/furudesk/library"
@@ -118,8 +121,74 @@ func (i scanDone) handle(a *actor) {
 		return
 	}
 	s.Found, s.Done = i.res.Found, i.res.Found
-	a.notice("info", fmt.Sprintf("Library scanned: %d tracks found, %d added, %d removed",
-		i.res.Found, i.res.Added, i.res.Removed))
+	s.Failed = scanFailures(i.res.Problems)
+	a.notice(scanNotice(i.res, s.Failed))
+}
+
+// scanFailures lists the first problems of a scan for the user.
+func scanFailures(ps []library.Problem) []ScanFailure {
+	var out []ScanFailure
+	for _, p := range ps {
+		if len(out) == MaxScanFailed {
+			break
+		}
+		if notRead(p.Err) {
+			out = append(out, ScanFailure{Path: p.Path, Reason: fileReason(p.Path, p.Err)})
+		}
+	}
+	return out
+}
+
+// notRead reports whether a scan problem left its file or folder out of
+// the library; unreadable tags, say, do not (the track is indexed under
+// its file name).
+func notRead(err error) bool {
+	for _, e := range []error{library.ErrNotAudio, library.ErrUnsupported, library.ErrNotRegular,
+		library.ErrSymlinkLoop, library.ErrTooDeep, library.ErrRootUnavailable, fs.ErrNotExist, fs.ErrPermission} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileReason is why path could not be read, without the path itself
+// (the caller names the file).
+func fileReason(path string, err error) string {
+	if err == nil {
+		return "unknown error"
+	}
+	r := plain(err.Error())
+	r = strings.ReplaceAll(r, path+": ", "")
+	r = strings.ReplaceAll(r, path, "the file")
+	return r
+}
+
+// scanNotice sums up a finished scan: the tracks the library has from it
+// (files that could not be read are not tracks), and the files that
+// failed, by name.
+func scanNotice(res library.ScanResult, failed []ScanFailure) (level, text string) {
+	tracks := max(res.Found-res.Skipped, 0)
+	text = fmt.Sprintf("Library scanned: %s (%d added, %d removed)", plural(tracks, "track"), res.Added, res.Removed)
+	if res.Skipped == 0 || len(failed) == 0 {
+		return "info", text
+	}
+	names := make([]string, 0, len(failed))
+	for _, f := range failed[:min(len(failed), 3)] {
+		names = append(names, fmt.Sprintf("%s (%s)", filepath.Base(f.Path), f.Reason))
+	}
+	text += fmt.Sprintf(". Could not read %s: %s", plural(res.Skipped, "file"), strings.Join(names, ", "))
+	if more := res.Skipped - len(names); more > 0 {
+		text += fmt.Sprintf(" and %d more", more)
+	}
+	return "error", text
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // libraryChanged follows one change of the catalog. Queue entries name

@@ -25,6 +25,14 @@ type Entry struct {
 	DurationMS int64    `json:"duration_ms"`
 }
 
+// name is how notices call the entry: its title, else its content id.
+func (e Entry) name() string {
+	if e.Title != "" {
+		return e.Title
+	}
+	return e.ContentID
+}
+
 // EntryOf turns a catalog track into a queue entry.
 func EntryOf(t library.Track) Entry {
 	return Entry{ContentID: t.ContentID, Title: t.Title, Artists: t.Artists, Album: t.Album,
@@ -54,7 +62,21 @@ type PlayerState struct {
 	// every device and a restart follow the same order.
 	Seed  uint64 `json:"seed,omitempty"`
 	Order []int  `json:"order,omitempty"`
+	// Notice is the owner's latest message about the shared playback
+	// ("Living room has no file for ...: paused"), so every device tells
+	// its user, not only the owner. The next control clears it.
+	Notice *SharedNotice `json:"notice,omitempty"`
 }
+
+// SharedNotice is a notice the owner distributes in its snapshot. ID
+// tells a new one from one already shown.
+type SharedNotice struct {
+	ID   uint64 `json:"id"`
+	Text string `json:"text"`
+}
+
+// maxSharedNotice bounds the text of a notice received from a peer.
+const maxSharedNotice = 1024
 
 func defaultState() PlayerState {
 	return PlayerState{Volume: 100, Repeat: "off"}
@@ -64,6 +86,10 @@ func (s PlayerState) clone() PlayerState {
 	s.Queue = slices.Clone(s.Queue)
 	s.Acks = maps.Clone(s.Acks)
 	s.Order = slices.Clone(s.Order)
+	if s.Notice != nil {
+		n := *s.Notice
+		s.Notice = &n
+	}
 	return s
 }
 
@@ -89,6 +115,8 @@ func (s PlayerState) validate() error {
 		return fmt.Errorf("app: negative position")
 	case len(s.Acks) > engine.MaxSendersPerTerm:
 		return fmt.Errorf("app: too many acks")
+	case s.Notice != nil && len(s.Notice.Text) > maxSharedNotice:
+		return fmt.Errorf("app: notice too long")
 	}
 	for _, e := range s.Queue {
 		if e.ContentID == "" || len(e.ContentID) > storage.MaxContentIDBytes {
@@ -150,6 +178,7 @@ type change struct {
 // position, used when pausing.
 func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 	var ch change
+	s.Notice = nil // a control answers (or outdates) the owner's last notice
 	switch c.Op {
 	case OpPlayTracks:
 		if len(c.Entries) == 0 {
@@ -159,7 +188,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 			return ch, fmt.Errorf("app: at most %d tracks in the queue", MaxQueue)
 		}
 		if c.Index < 0 || c.Index >= len(c.Entries) {
-			return ch, fmt.Errorf("app: start index %d out of range", c.Index)
+			return ch, userErr(ErrQueueIndex, "start index %d is out of range (0 to %d)", c.Index, len(c.Entries)-1)
 		}
 		s.Queue = slices.Clone(c.Entries)
 		s.Index, s.PositionMS, s.Playing = c.Index, 0, true
@@ -180,14 +209,14 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 			s.Queue = append(s.Queue, c.Entries...)
 		}
 	case OpJump:
-		if c.Index < 0 || c.Index >= len(s.Queue) {
-			return ch, fmt.Errorf("app: no track %d in the queue", c.Index+1)
+		if err := s.checkIndex(c.Index); err != nil {
+			return ch, err
 		}
 		s.Index, s.PositionMS, s.Playing = c.Index, 0, true
 		ch.track = true
 	case OpRemove:
-		if c.Index < 0 || c.Index >= len(s.Queue) {
-			return ch, fmt.Errorf("app: no track %d in the queue", c.Index+1)
+		if err := s.checkIndex(c.Index); err != nil {
+			return ch, err
 		}
 		// Removing the current track moves on to the one after it in
 		// play order; at the end of the order playback stops there.
@@ -222,7 +251,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		}
 	case OpResume:
 		if len(s.Queue) == 0 {
-			return ch, fmt.Errorf("app: the queue is empty")
+			return ch, userErr(ErrQueueEmpty, "the queue is empty")
 		}
 		if !s.Playing {
 			s.Playing = true
@@ -237,7 +266,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		return s.apply(c, pos)
 	case OpNext, OpPrev:
 		if len(s.Queue) == 0 {
-			return ch, fmt.Errorf("app: the queue is empty")
+			return ch, userErr(ErrQueueEmpty, "the queue is empty")
 		}
 		if c.Op == OpPrev && pos > 3000 {
 			s.PositionMS = 0 // like every player: back to the start first
@@ -258,17 +287,19 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		ch.track = true
 	case OpSeek:
 		if len(s.Queue) == 0 {
-			return ch, fmt.Errorf("app: nothing to seek in")
+			return ch, userErr(ErrQueueEmpty, "the queue is empty: nothing to seek in")
 		}
 		p := max(c.PosMS, 0)
-		if e, ok := s.current(); ok && e.DurationMS > 0 {
-			p = min(p, e.DurationMS)
+		if e, ok := s.current(); ok && e.DurationMS > 0 && p > e.DurationMS {
+			// Refused, not clamped: seeking to the end would end the
+			// track (and a played-out queue) by a typing mistake.
+			return ch, userErr(ErrSeekRange, "%s is past the end of %q (%s long)", clock(p), e.name(), clock(e.DurationMS))
 		}
 		s.PositionMS = p
 		ch.seek = true
 	case OpVolume:
 		if c.Volume < 0 || c.Volume > 100 {
-			return ch, fmt.Errorf("app: volume %d, want 0..100", c.Volume)
+			return ch, userErr(ErrBadArgument, "volume must be a whole number from 0 to 100, not %d", c.Volume)
 		}
 		s.Volume = c.Volume
 		ch.volume = true
@@ -284,7 +315,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		s.reshuffle()
 	case OpRepeat:
 		if c.Repeat != "off" && c.Repeat != "all" && c.Repeat != "one" {
-			return ch, fmt.Errorf("app: repeat %q, want off, all or one", c.Repeat)
+			return ch, userErr(ErrBadArgument, "repeat must be off, all or one, not %q", c.Repeat)
 		}
 		s.Repeat = c.Repeat
 	case OpHandoff:
@@ -298,12 +329,24 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		}
 		acks, term := s.Acks, s.Term
 		*s = st
-		s.Acks, s.Term = acks, term
+		s.Acks, s.Term, s.Notice = acks, term, nil
 		ch.track = true
 	default:
 		return ch, fmt.Errorf("app: unknown control %q", c.Op)
 	}
 	return ch, nil
+}
+
+// checkIndex refuses a queue index out of range; indexes count from 0,
+// as in Status.Index and `furudesk ctl queue`.
+func (s PlayerState) checkIndex(i int) error {
+	switch {
+	case len(s.Queue) == 0:
+		return userErr(ErrQueueEmpty, "the queue is empty")
+	case i < 0 || i >= len(s.Queue):
+		return userErr(ErrQueueIndex, "the queue has no index %d (its indexes are 0 to %d)", i, len(s.Queue)-1)
+	}
+	return nil
 }
 
 // advance moves to the track after a finished one following the repeat

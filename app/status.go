@@ -77,6 +77,10 @@ type DeviceStatus struct {
 	Online   bool            `json:"online"`
 	Owner    bool            `json:"owner"`
 	Self     bool            `json:"self"`
+	// Selectable says whether the device picker may offer this device:
+	// this device, or another one that is online. Transfer refuses the
+	// others (ErrOffline), so a front end disables their entries.
+	Selectable bool `json:"selectable"`
 }
 
 // PairingRequest is a device asking to join, waiting for the user's answer.
@@ -94,6 +98,18 @@ type ScanStatus struct {
 	Found   int    `json:"found"`
 	Current string `json:"current,omitempty"`
 	Errors  int    `json:"errors"`
+	// Failed names the first files (at most MaxScanFailed) the last scan
+	// could not read, and why.
+	Failed []ScanFailure `json:"failed,omitempty"`
+}
+
+// MaxScanFailed bounds ScanStatus.Failed.
+const MaxScanFailed = 5
+
+// ScanFailure is one file or folder a scan skipped.
+type ScanFailure struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
 }
 
 // Notice is a message for the user.

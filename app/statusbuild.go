@@ -61,6 +61,7 @@ func (a *actor) publishStatus() {
 	for _, d := range a.tr.Devices() {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
+		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {
 			ds.Name = a.name
 		}
