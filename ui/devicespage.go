@@ -45,7 +45,8 @@ func newDevicesPage(u *UI) *devicesPage {
 }
 
 func (p *devicesPage) update(st, prev app.Status, first bool) {
-	if first || !sameDevices(st.Devices, prev.Devices) || st.Owner != prev.Owner || st.DeviceID != prev.DeviceID {
+	if first || !sameDevices(st.Devices, prev.Devices) || st.Owner != prev.Owner || st.DeviceID != prev.DeviceID ||
+		ownerBadge(st) != ownerBadge(prev) {
 		p.renderDevices(st)
 	}
 	if first || !samePairing(st.Pairing, prev.Pairing) {
@@ -92,7 +93,11 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			badges.Add(pill("This device", theme.ColorNameInputBackground, widget.MediumImportance))
 		}
 		if d.Owner || d.DeviceID == st.Owner {
-			badges.Add(pill("Playing", theme.ColorNamePrimary, widget.HighImportance))
+			if b := ownerBadge(st); b == "Playing" {
+				badges.Add(pill(b, theme.ColorNamePrimary, widget.HighImportance))
+			} else {
+				badges.Add(pill(b, theme.ColorNameInputBackground, widget.MediumImportance))
+			}
 		}
 		state := "Offline"
 		dot := canvas.NewCircle(theme.Color(theme.ColorNameDisabled))
@@ -124,6 +129,20 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			p.list.Add(widget.NewSeparator())
 		}
 		p.list.Add(row)
+	}
+}
+
+// ownerBadge is what the device owning the output is doing: "Playing"
+// only while it plays, "Paused" with a track loaded, else "Owner" (it holds
+// the output with nothing to play).
+func ownerBadge(st app.Status) string {
+	switch {
+	case st.Track == nil:
+		return "Owner"
+	case st.Playing:
+		return "Playing"
+	default:
+		return "Paused"
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+
+	"github.com/furudesk/furudesk/app"
 )
 
 // Limits of the notice strip: at most noticeMax are shown (the oldest
@@ -23,16 +25,47 @@ const (
 type noticeBar struct {
 	u    *UI
 	view *fyne.Container
+	// fromApp maps the rows showing app notices to their IDs, so a notice
+	// the app withdraws (the output works again) goes away.
+	fromApp map[fyne.CanvasObject]uint64
 }
 
 func newNoticeBar(u *UI) *noticeBar {
-	return &noticeBar{u: u, view: container.NewVBox()}
+	return &noticeBar{u: u, view: container.NewVBox(), fromApp: map[fyne.CanvasObject]uint64{}}
 }
 
 func (n *noticeBar) info(text string) { n.add("info", text) }
 
 // add shows a notice; level "error" (or "warning") is shown as a problem.
-func (n *noticeBar) add(level, text string) {
+func (n *noticeBar) add(level, text string) { n.addRow(level, text) }
+
+// addApp shows the app's notice id.
+func (n *noticeBar) addApp(id uint64, level, text string) {
+	n.fromApp[n.addRow(level, text)] = id
+}
+
+// withdraw removes the app notices shown that the app no longer lists,
+// given its list (IDs ascending). The app keeps only its latest
+// app.MaxNotices notices: from a full list, one older than the first
+// listed may have aged out rather than been withdrawn, and stays until the
+// user closes it.
+func (n *noticeBar) withdraw(listed []uint64) {
+	keep := make(map[uint64]bool, len(listed))
+	for _, id := range listed {
+		keep[id] = true
+	}
+	var gone []fyne.CanvasObject
+	for row, id := range n.fromApp {
+		if !keep[id] && (len(listed) < app.MaxNotices || id > listed[0]) {
+			gone = append(gone, row)
+		}
+	}
+	for _, row := range gone {
+		n.remove(row)
+	}
+}
+
+func (n *noticeBar) addRow(level, text string) fyne.CanvasObject {
 	isErr := level == "error" || level == "warning"
 	icon := theme.InfoIcon()
 	bgc := withAlpha(theme.Color(theme.ColorNamePrimary), 0x22)
@@ -51,15 +84,18 @@ func (n *noticeBar) add(level, text string) {
 		container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(icon)), closeBtn, label)))
 	n.view.Add(row)
 	for len(n.view.Objects) > noticeMax {
+		delete(n.fromApp, n.view.Objects[0])
 		n.view.Remove(n.view.Objects[0])
 	}
 	n.u.relayoutTop()
 	if !isErr && n.u.ticking {
 		time.AfterFunc(noticeInfoTTL, func() { fyne.Do(func() { n.remove(row) }) })
 	}
+	return row
 }
 
 func (n *noticeBar) remove(row fyne.CanvasObject) {
+	delete(n.fromApp, row)
 	n.view.Remove(row)
 	n.u.relayoutTop()
 }

@@ -600,14 +600,20 @@ func ownerName(st app.Status) string {
 	return "another device"
 }
 
-// showNotices shows each of the app's notices once.
+// showNotices shows each of the app's notices once, and takes away those
+// the app withdrew.
 func (u *UI) showNotices(ns []app.Notice) {
+	listed := make([]uint64, 0, len(ns))
+	for _, n := range ns {
+		listed = append(listed, n.ID)
+	}
+	u.notices.withdraw(listed)
 	for _, n := range ns {
 		if n.ID <= u.seenID {
 			continue
 		}
 		u.seenID = n.ID
-		u.notices.add(n.Level, n.Text)
+		u.notices.addApp(n.ID, n.Level, n.Text)
 	}
 }
 

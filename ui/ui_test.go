@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
@@ -479,5 +480,59 @@ func TestLongTextIsCutWithAnEllipsis(t *testing.T) {
 	c.set("Short", false, theme.ColorNameForeground)
 	if c.t.Text != "Short" {
 		t.Fatalf("short text shown as %q", c.t.Text)
+	}
+}
+
+// TestWithdrawnAppNoticeGoes: when the app withdraws a notice (the sound
+// device works again), the window stops showing it; the user's other
+// notices stay.
+func TestWithdrawnAppNoticeGoes(t *testing.T) {
+	h := newHarness(t, 3)
+	failed := app.Notice{ID: 1, Level: "error", Text: "No sound device is working: the device is not taking any sound"}
+	other := app.Notice{ID: 2, Level: "error", Text: "Could not play x.mp3: not an audio file"}
+	h.apply(func(st *app.Status) { st.Notices = []app.Notice{failed, other} })
+	if got := h.u.notices.texts(); len(got) != 2 {
+		t.Fatalf("notices %q", got)
+	}
+	h.apply(func(st *app.Status) {
+		st.Notices = []app.Notice{other, {ID: 3, Level: "info", Text: "Audio output is working again"}}
+	})
+	got := h.u.notices.texts()
+	if len(got) != 2 || got[0] != other.Text || got[1] != "Audio output is working again" {
+		t.Fatalf("notices %q, want the failure gone and the rest kept", got)
+	}
+}
+
+// TestOwnerBadgeSaysWhatTheOwnerDoes: the owner's badge on the Devices
+// page says "Playing" only while it plays; paused it says "Paused", with
+// nothing loaded "Owner".
+func TestOwnerBadgeSaysWhatTheOwnerDoes(t *testing.T) {
+	h := newHarness(t, 20)
+	h.u.showPage(PageDevices)
+	badges := func() []string {
+		var out []string
+		for _, l := range find(h.u.devices.view, func(l *widget.Label) bool { return l.SizeName == theme.SizeNameCaptionText }) {
+			out = append(out, l.Text)
+		}
+		return out
+	}
+	if got := badges(); strings.Join(got, ",") != "This device,Owner" {
+		t.Fatalf("nothing loaded: badges %q, want This device, Owner", got)
+	}
+	h.playing()
+	if got := badges(); strings.Join(got, ",") != "This device,Playing" {
+		t.Fatalf("playing: badges %q", got)
+	}
+	h.apply(func(st *app.Status) { st.Playing = false })
+	if got := badges(); strings.Join(got, ",") != "This device,Paused" {
+		t.Fatalf("paused: badges %q", got)
+	}
+	h.remote()
+	if got := badges(); strings.Join(got, ",") != "This device,Paused" {
+		t.Fatalf("another device owns the output, paused: badges %q", got)
+	}
+	h.apply(func(st *app.Status) { st.Playing = true })
+	if got := badges(); strings.Join(got, ",") != "This device,Playing" {
+		t.Fatalf("another device plays: badges %q", got)
 	}
 }
