@@ -81,6 +81,11 @@ type WatchOptions struct {
 	// MaxPending bounds the paths waiting for a flush; beyond it the
 	// watcher falls back to a full rescan. Default 100,000.
 	MaxPending int
+	// Settle is how recently a file must have been modified for a failed
+	// read to count as "still being written": it is read again after
+	// Debounce instead of being reported Failed, until it reads or has
+	// been left alone for Settle. Default 1 s, at least Debounce.
+	Settle time.Duration
 	// Clock defaults to SystemClock.
 	Clock Clock
 
@@ -140,6 +145,10 @@ func Watch(ctx context.Context, idx Index, roots []string, opts WatchOptions) (*
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = 100_000
 	}
+	if opts.Settle <= 0 {
+		opts.Settle = time.Second
+	}
+	opts.Settle = max(opts.Settle, opts.Debounce)
 	if opts.Clock == nil {
 		opts.Clock = SystemClock{}
 	}
@@ -250,6 +259,9 @@ func (w *Watcher) loop(startErrs []Event) {
 			w.deb.reset()
 			if !w.flush() {
 				return
+			}
+			if w.timer == nil && w.deb.pending() {
+				w.timer = w.opts.Clock.NewTimer(w.opts.Debounce) // files not settled yet
 			}
 		}
 	}
@@ -446,6 +458,7 @@ func (w *Watcher) flush() bool {
 		failures []Event
 		covers   = map[string]string{}
 		goneDirs []string
+		retry    []string
 	)
 	markGone := func(p string) {
 		if st, ok := known[p]; ok && !gone[p] {
@@ -485,6 +498,10 @@ func (w *Watcher) flush() bool {
 			continue
 		}
 		if err != nil {
+			if w.unsettled(now, info.ModTime()) {
+				retry = append(retry, p) // still being written: read it again
+				continue
+			}
 			failures = append(failures, Event{Kind: Failed, Track: Track{Path: p}, Err: err})
 			continue
 		}
@@ -505,7 +522,21 @@ func (w *Watcher) flush() bool {
 		}
 		sort.Slice(removed, func(i, j int) bool { return removed[i].path < removed[j].path })
 	}
+	for _, p := range retry {
+		w.pending[p] = true
+	}
+	if len(retry) > 0 {
+		w.deb.touch(now)
+	}
 	return w.apply(now, changes, removed, failures)
+}
+
+// unsettled reports whether a file modified at mod may still be being
+// written: its modification time is within Settle of now (either way, so a
+// clock a little behind the file system's does not matter).
+func (w *Watcher) unsettled(now, mod time.Time) bool {
+	d := now.Sub(mod)
+	return d < w.opts.Settle && d > -w.opts.Settle
 }
 
 // apply pairs removals with additions of the same content into moves, writes
