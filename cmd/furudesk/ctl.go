@@ -17,6 +17,7 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 )
 
 // ctlSocketName is the unix socket of the running instance inside its data
@@ -37,10 +38,14 @@ type ctlRequest struct {
 }
 
 type ctlResponse struct {
-	OK     bool            `json:"ok"`
-	Error  string          `json:"error,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
+	OK      bool            `json:"ok"`
+	Error   string          `json:"error,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Message string          `json:"message,omitempty"` // a confirmation for the user, printed as text
 }
+
+// ctlMessage is a result that is a confirmation sentence, not data.
+type ctlMessage string
 
 type ctlServer struct {
 	path string
@@ -99,10 +104,12 @@ func (s *ctlServer) handle(c net.Conn) {
 	if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
 		resp.Error = "malformed request"
 	} else if v, err := s.exec(req); err != nil {
-		resp.Error = err.Error()
+		resp.Error = app.UserMessage(err)
 	} else {
 		resp.OK = true
-		if v != nil {
+		if m, ok := v.(ctlMessage); ok {
+			resp.Message = string(m)
+		} else if v != nil {
 			resp.Result, _ = json.Marshal(v)
 		}
 	}
@@ -148,16 +155,20 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		}
 		ms, err := strconv.ParseInt(req.Args[0], 10, 64)
 		if err != nil || ms < 0 {
-			return nil, fmt.Errorf("seek: %q is not a position in milliseconds", req.Args[0])
+			return nil, fmt.Errorf("seek takes a position in milliseconds, a whole number such as 90000 for 1:30, not %q", req.Args[0])
 		}
+		if ms > maxSeekMS {
+			return nil, fmt.Errorf("seek: %s ms is past the end of any track", req.Args[0])
+		}
+		// The app refuses a position past the end of the current track.
 		return nil, a.Seek(time.Duration(ms) * time.Millisecond)
 	case "volume":
 		if err := needArgs(req, 1, "0..100"); err != nil {
 			return nil, err
 		}
 		v, err := strconv.Atoi(req.Args[0])
-		if err != nil {
-			return nil, fmt.Errorf("volume: %q is not a number", req.Args[0])
+		if err != nil || v < 0 || v > 100 {
+			return nil, fmt.Errorf("volume takes a whole number from 0 to 100, not %q", req.Args[0])
 		}
 		return nil, a.SetVolume(v)
 	case "repeat":
@@ -169,15 +180,21 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err := needArgs(req, 1, "on|off"); err != nil {
 			return nil, err
 		}
-		return nil, a.SetShuffle(req.Args[0] == "on")
+		on, err := onOff(req)
+		if err != nil {
+			return nil, err
+		}
+		return nil, a.SetShuffle(on)
 	case "jump":
 		if err := needArgs(req, 1, "INDEX"); err != nil {
 			return nil, err
 		}
 		i, err := strconv.Atoi(req.Args[0])
-		if err != nil {
-			return nil, fmt.Errorf("jump: %q is not a queue index", req.Args[0])
+		if err != nil || i < 0 {
+			return nil, fmt.Errorf("jump takes a queue index, counting from 0 like the index of `queue`, not %q", req.Args[0])
 		}
+		// The app refuses an index past the end of the queue, in the
+		// same counting.
 		return nil, a.JumpTo(i)
 	case "clear":
 		return nil, a.ClearQueue()
@@ -199,14 +216,24 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err := needArgs(req, 1, "DEVICE_ID"); err != nil {
 			return nil, err
 		}
-		return nil, a.Transfer(engine.DeviceID(req.Args[0]))
+		d, err := findDevice(a.Status().Devices, req.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := a.Transfer(d.DeviceID); err != nil {
+			return nil, err
+		}
+		return ctlMessage("Playing on " + d.Name), nil
 	case "invite":
 		return a.Invite()
 	case "pair":
 		if err := needArgs(req, 1, "CODE"); err != nil {
 			return nil, err
 		}
-		return nil, a.Pair(req.Args[0])
+		if err := a.Pair(req.Args[0]); err != nil {
+			return nil, err
+		}
+		return ctlMessage("Pairing request sent: accept it on the other device"), nil
 	case "pairing":
 		p := a.Status().Pairing
 		if p == nil {
@@ -217,17 +244,36 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if len(req.Args) < 1 || len(req.Args) > 2 || (len(req.Args) == 2 && req.Args[1] != "--join-theirs") {
 			return nil, errors.New("usage: accept REQUEST_ID [--join-theirs]")
 		}
-		return nil, a.Accept(req.Args[0], len(req.Args) == 2)
+		name := req.Args[0]
+		for _, p := range a.Status().Pairing {
+			if p.ID == req.Args[0] {
+				name = p.Name
+			}
+		}
+		if err := a.Accept(req.Args[0], len(req.Args) == 2); err != nil {
+			return nil, err
+		}
+		return ctlMessage("Accepted: " + name + " joins the group"), nil
 	case "deny":
 		if err := needArgs(req, 1, "REQUEST_ID"); err != nil {
 			return nil, err
 		}
-		return nil, a.Deny(req.Args[0])
+		if err := a.Deny(req.Args[0]); err != nil {
+			return nil, err
+		}
+		return ctlMessage("Denied"), nil
 	case "revoke":
 		if err := needArgs(req, 1, "DEVICE_ID"); err != nil {
 			return nil, err
 		}
-		return nil, a.Revoke(engine.DeviceID(req.Args[0]))
+		d, err := findDevice(a.Status().Devices, req.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := a.Revoke(d.DeviceID); err != nil {
+			return nil, err
+		}
+		return ctlMessage("Removed " + d.Name + " from the group"), nil
 	case "name":
 		if err := needArgs(req, 1, "NAME"); err != nil {
 			return nil, err
@@ -237,7 +283,11 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err := needArgs(req, 1, "on|off"); err != nil {
 			return nil, err
 		}
-		return nil, a.SetPassive(req.Args[0] == "on")
+		on, err := onOff(req)
+		if err != nil {
+			return nil, err
+		}
+		return nil, a.SetPassive(on)
 	case "config":
 		if len(req.Args) == 1 && req.Args[0] == "get" {
 			return a.PlaybackConfig(), nil
@@ -256,18 +306,91 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 	case "scan":
 		return nil, a.Rescan()
 	case "demo":
-		return nil, a.GenerateDemo()
-	case "tracks":
-		return a.Tracks()
-	case "search":
-		if err := needArgs(req, 1, "QUERY"); err != nil {
+		if err := a.GenerateDemo(); err != nil {
 			return nil, err
 		}
-		return a.Search(req.Args[0], 100)
+		return ctlMessage("Demo tracks written to " + filepath.Join(a.DataDir(), "demo") + " and added to the library"), nil
+	case "tracks":
+		return ctlTracksOf(a.Tracks())
+	case "search":
+		if len(req.Args) == 0 {
+			return nil, errors.New("usage: search WORDS")
+		}
+		return ctlTracksOf(a.Search(strings.Join(req.Args, " "), 100))
 	case "raise":
 		return raiseWindow() // instance.go
 	}
 	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
+}
+
+// maxSeekMS bounds a seek position before it becomes a time.Duration: no
+// track is 1000 hours long.
+const maxSeekMS = 1000 * 60 * 60 * 1000
+
+// onOff parses the one on|off argument of req.
+func onOff(req ctlRequest) (bool, error) {
+	switch req.Args[0] {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s takes on or off, not %q", req.Cmd, req.Args[0])
+}
+
+// findDevice finds a device of the group by id, or by name when no id
+// matches (names need not be unique: an ambiguous name is refused).
+func findDevice(devs []app.DeviceStatus, arg string) (app.DeviceStatus, error) {
+	var byName []app.DeviceStatus
+	for _, d := range devs {
+		if string(d.DeviceID) == arg {
+			return d, nil
+		}
+		if strings.EqualFold(d.Name, arg) {
+			byName = append(byName, d)
+		}
+	}
+	switch len(byName) {
+	case 1:
+		return byName[0], nil
+	case 0:
+		return app.DeviceStatus{}, fmt.Errorf("%s is not a device of this group (see `devices`)", arg)
+	}
+	return app.DeviceStatus{}, fmt.Errorf("%d devices are called %s: give the device id (see `devices`)", len(byName), arg)
+}
+
+// ctlTrack is a catalog track as ctl prints it: durations in
+// milliseconds, like `queue` and `status`.
+type ctlTrack struct {
+	ContentID   string    `json:"content_id"`
+	Path        string    `json:"path"`
+	Title       string    `json:"title"`
+	Artists     []string  `json:"artists"`
+	Album       string    `json:"album"`
+	AlbumArtist string    `json:"album_artist"`
+	TrackNo     int       `json:"track_no"`
+	DiscNo      int       `json:"disc_no"`
+	Year        int       `json:"year"`
+	Genre       string    `json:"genre"`
+	DurationMS  int64     `json:"duration_ms"`
+	Format      string    `json:"format"`
+	Size        int64     `json:"size"`
+	ModTime     time.Time `json:"mod_time"`
+	Cover       string    `json:"cover,omitempty"`
+}
+
+func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ctlTrack, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
+			Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
+			Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
+			ModTime: t.ModTime, Cover: t.Cover})
+	}
+	return out, nil
 }
 
 func resolveAll(a *app.App, args []string) ([]string, error) {
@@ -288,13 +411,14 @@ Commands:
   status                      this device and the group, as JSON
   play [ID|PATH...]           play these tracks (content ids or files), or resume
   pause | resume | toggle | next | prev | clear
-  seek MS | volume N | repeat off|all|one | shuffle on|off | jump INDEX
+  seek MS | volume 0..100 | repeat off|all|one | shuffle on|off
+  jump INDEX                  play the queue's track at INDEX (from 0, as in queue)
   queue | enqueue ID|PATH...
-  devices | transfer DEVICE_ID
+  devices | transfer DEVICE_ID|NAME
   invite | pair CODE | pairing | accept REQUEST_ID [--join-theirs] | deny REQUEST_ID
   revoke DEVICE_ID | name NAME | passive on|off
   config get | config set JSON
-  scan | demo | tracks | search QUERY
+  scan | demo | tracks | search WORDS...
   raise                       show the window (a second launch does this)
 `
 
@@ -334,7 +458,11 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "furudesk ctl:", err)
 		return 1
 	}
-	if len(res) > 0 {
+	if res.Message != "" {
+		fmt.Fprintln(stdout, res.Message)
+	}
+	if len(res.Result) > 0 {
+		res := res.Result
 		var out strings.Builder
 		var v any
 		if json.Unmarshal(res, &v) == nil {
@@ -348,30 +476,30 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func ctlCall(path string, req ctlRequest) (json.RawMessage, error) {
+func ctlCall(path string, req ctlRequest) (ctlResponse, error) {
 	c, err := net.DialTimeout("unix", path, 5*time.Second)
 	if err != nil {
-		return nil, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
+		return ctlResponse{}, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(ctlTimeout + 5*time.Second))
 	b, err := json.Marshal(req)
 	if err != nil {
-		return nil, err
+		return ctlResponse{}, err
 	}
 	if _, err := c.Write(append(b, '\n')); err != nil {
-		return nil, err
+		return ctlResponse{}, err
 	}
 	line, err := bufio.NewReader(io.LimitReader(c, 64<<20)).ReadBytes('\n')
 	if err != nil && len(line) == 0 {
-		return nil, fmt.Errorf("no answer from furudesk: %v", err)
+		return ctlResponse{}, fmt.Errorf("no answer from furudesk: %v", err)
 	}
 	var resp ctlResponse
 	if err := json.Unmarshal(line, &resp); err != nil {
-		return nil, fmt.Errorf("malformed answer from furudesk: %v", err)
+		return ctlResponse{}, fmt.Errorf("malformed answer from furudesk: %v", err)
 	}
 	if !resp.OK {
-		return nil, errors.New(resp.Error)
+		return ctlResponse{}, errors.New(resp.Error)
 	}
-	return resp.Result, nil
+	return resp, nil
 }

@@ -189,14 +189,6 @@ func TestEndToEnd(t *testing.T) {
 	})
 }
 
-func names(ns []*node) []string {
-	var out []string
-	for _, n := range ns {
-		out = append(out, n.name)
-	}
-	return out
-}
-
 var _ = strconv.Itoa
 var _ = json.Marshal
 var _ app.Status

@@ -17,6 +17,8 @@ import (
 
 	// Before Fyne's lang package reads the locale: see its doc.
 	_ "github.com/furudesk/furudesk/cmd/furudesk/internal/clocale"
+
+	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/storage"
 )
@@ -127,7 +129,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if opts.configJSON != "" {
 		c, err := engine.ParseConfig([]byte(opts.configJSON))
 		if err != nil {
-			return opts, fmt.Errorf("--config-json: %w", err)
+			return opts, fmt.Errorf("--config-json: %s", app.UserMessage(err))
 		}
 		opts.config = &c
 	}
