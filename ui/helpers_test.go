@@ -26,7 +26,6 @@ type harness struct {
 	u     *UI
 	b     *fakebackend.Backend
 	clock *fakeClock
-	ticks []bool // what updateTicker asked for: true = start
 }
 
 // newHarness opens the window on a fake backend with n tracks. Backend calls

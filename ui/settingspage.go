@@ -245,9 +245,11 @@ func (p *settingsPage) parseForm() (engine.Config, error) {
 		return c, err
 	}
 	if c.DiscoveryMS > engine.MaxDiscoveryMS {
+		//lint:ignore ST1005 the form shows it as a sentence
 		return c, fmt.Errorf("Discovery wait must be at most %d ms (one minute), not %d", engine.MaxDiscoveryMS, c.DiscoveryMS)
 	}
 	if c.OwnerTimeoutMS < engine.MinOwnerTimeoutMS || c.OwnerTimeoutMS > engine.MaxOwnerTimeoutMS {
+		//lint:ignore ST1005 the form shows it as a sentence
 		return c, fmt.Errorf("Owner timeout must be between %d and %d ms (one day), not %d", engine.MinOwnerTimeoutMS, engine.MaxOwnerTimeoutMS, c.OwnerTimeoutMS)
 	}
 	return c, c.Validate()

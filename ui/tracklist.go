@@ -67,14 +67,6 @@ func (tl *trackList) setCurrent(contentID string) {
 	tl.list.Refresh()
 }
 
-func (tl *trackList) ids() []string {
-	ids := make([]string, len(tl.tracks))
-	for i, t := range tl.tracks {
-		ids[i] = t.ContentID
-	}
-	return ids
-}
-
 // trackRow is one row of a trackList.
 type trackRow struct {
 	widget.BaseWidget
