@@ -95,8 +95,10 @@ func (n *Node) browse(ctx context.Context, logger *log.Logger) {
 		}
 		addr := net.JoinHostPort(e.AddrV4.String(), strconv.Itoa(e.Port))
 		n.mu.Lock()
-		if n.glog.isMember(id) && n.targets[addr] == nil && len(n.targets) < maxDialTargets {
-			n.targets[addr] = &dialTarget{addr: addr, device: id}
+		if t := n.targets[addr]; t != nil {
+			t.found = time.Now()
+		} else if n.glog.isMember(id) && len(n.targets) < maxDialTargets {
+			n.targets[addr] = &dialTarget{addr: addr, device: id, found: time.Now()}
 			n.signalWake()
 		}
 		n.mu.Unlock()

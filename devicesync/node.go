@@ -621,10 +621,12 @@ func (n *Node) signalWake() {
 }
 
 // syncLoop runs anti-entropy: a hello to every member each SyncInterval,
-// and pruning of ops that no longer matter.
+// and pruning of ops that no longer matter. The hello is also the
+// keepalive, so it comes at least three times per PeerTimeout: a live
+// connection is never closed by the peer's read deadline.
 func (n *Node) syncLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(n.sync)
+	t := time.NewTicker(min(n.sync, n.limits.PeerTimeout/3))
 	defer t.Stop()
 	for {
 		select {

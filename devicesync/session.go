@@ -293,7 +293,7 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 func (n *Node) registerLocked(s *session) (bool, []Event) {
 	var evs []Event
 	if old := n.sessions[s.peer]; old != nil {
-		if !s.outranks(old) {
+		if !s.outranks(old) && !n.silentLocked(old) {
 			return false, nil
 		}
 		old.close()
@@ -311,6 +311,17 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 		s.send(n.snapshot)
 	}
 	return true, evs
+}
+
+// silentLocked reports whether nothing was heard on s for OnlineWindow. A
+// live peer sends a hello every keepalive period, so a silent session is
+// half-open: the peer restarted or lost it without us seeing the close. A
+// new connection from that peer then replaces it whatever the rank, or the
+// peer would be refused until our read deadline (PeerTimeout) fires while
+// it cannot reach us, and its snapshots would stop reaching us: a false
+// failover on a link that only looks up from this side.
+func (n *Node) silentLocked(s *session) bool {
+	return n.clock.Now().Sub(s.lastHeard) > OnlineWindow
 }
 
 // serve reads lines until the connection ends or breaks a rule.
@@ -509,6 +520,7 @@ type dialTarget struct {
 	addr      string
 	device    engine.DeviceID // learned after a connection, or from a profile
 	permanent bool            // from Config.Peers or an invite
+	found     time.Time       // last mDNS answer for it (real time); zero: none
 	dialing   bool
 	backoff   time.Duration
 	next      time.Time
@@ -551,22 +563,37 @@ func (n *Node) dialLoop() {
 	}
 }
 
-// refreshTargetsLocked adds the members' profile addresses as targets and
-// drops targets of devices that left the group.
+// mdnsTargetTTL is how long an address found by mDNS stays a target
+// without a new answer.
+const mdnsTargetTTL = 3 * mdnsQueryEvery
+
+// refreshTargetsLocked makes the members' current profile addresses
+// targets and drops the others: addresses of devices that left the group,
+// and addresses a member no longer announces (it restarted on a new port)
+// unless mDNS found them lately. Stale addresses would otherwise pile up to
+// maxDialTargets and keep a member's new address from ever being added.
 func (n *Node) refreshTargetsLocked() {
+	current := map[string]engine.DeviceID{}
 	for id, m := range n.glog.members {
-		if id == n.id {
+		if id == n.id || !n.glog.isMember(id) {
 			continue
 		}
 		for _, a := range m.profile.Addresses {
-			if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
-				n.targets[a] = &dialTarget{addr: a, device: id}
-			}
+			current[a] = id
 		}
 	}
+	now := time.Now()
 	for a, t := range n.targets {
-		if !t.permanent && !t.dialing && t.device != "" && !n.glog.isMember(t.device) {
+		_, announced := current[a]
+		switch {
+		case t.permanent || t.dialing || announced:
+		case t.device != "" && !n.glog.isMember(t.device), now.Sub(t.found) > mdnsTargetTTL:
 			delete(n.targets, a)
+		}
+	}
+	for a, id := range current {
+		if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
+			n.targets[a] = &dialTarget{addr: a, device: id}
 		}
 	}
 }
