@@ -83,7 +83,7 @@ func (p *devicesPage) renderDevices(st app.Status) {
 	p.list.RemoveAll()
 	devs := st.Devices
 	if len(devs) == 0 {
-		devs = []app.DeviceStatus{{DeviceID: st.DeviceID, Name: st.DeviceName, Online: true, Owner: st.Owner == st.DeviceID, Self: true}}
+		devs = []app.DeviceStatus{{DeviceID: st.DeviceID, Name: st.DeviceName, Online: true, Owner: st.Owner == st.DeviceID, Self: true, Selectable: true}}
 	}
 	for i, d := range devs {
 		d := d
@@ -114,6 +114,9 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			here := widget.NewButtonWithIcon("Play here", iconSpeaker, func() { u.transfer(d.DeviceID, d.Name) })
 			if d.Self {
 				here.SetText("Play on this device")
+			}
+			if !d.Selectable {
+				here.Disable() // the app refuses it (offline)
 			}
 			actions.Add(here)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/furudesk/furudesk/app"
 )
 
 // formatDuration renders a track time the way players do: 3:07, 1:02:03.
@@ -58,22 +60,34 @@ func untilText(now, t time.Time) string {
 	}
 }
 
-// userError turns an error from the app into a sentence: the app's errors
-// are already sentences, so only the "pkg: " prefixes of lower layers and a
-// trailing period are normalised.
+// userError turns an error from the app into a sentence the user reads:
+// app.UserMessage (no package prefixes, the device, track or value
+// concerned named), capitalised and ending in a full stop.
 func userError(err error) string {
-	s := err.Error()
-	for _, p := range []string{"app: ", "engine: ", "library: ", "storage: ", "devicesync: ", "audio: "} {
-		s = strings.TrimPrefix(s, p)
-	}
+	return userSentence(app.UserMessage(err))
+}
+
+// userSentence makes s a sentence: capitalised, ending in a full stop.
+func userSentence(s string) string {
+	s = strings.TrimSpace(s)
 	if s == "" {
 		return "Something went wrong."
 	}
-	s = strings.ToUpper(s[:1]) + s[1:]
+	r := []rune(s)
+	s = strings.ToUpper(string(r[:1])) + string(r[1:])
 	if !strings.HasSuffix(s, ".") && !strings.HasSuffix(s, "!") && !strings.HasSuffix(s, "?") {
 		s += "."
 	}
 	return s
+}
+
+// shorten cuts s to at most n runes, ending in "…" when cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }
 
 func itoa(n int) string { return fmt.Sprint(n) }

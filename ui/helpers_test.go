@@ -68,15 +68,25 @@ func (h *harness) playing() {
 	h.b.ResetCalls()
 }
 
-// remote makes "Living room" the owner of the output.
+// remote makes "Living room" the owner of the output; "Laptop" is
+// offline (not selectable).
 func (h *harness) remote() {
 	h.apply(func(st *app.Status) {
 		st.Devices = []app.DeviceStatus{
-			{DeviceID: "dev-desk", Name: "Desk", Online: true, Self: true},
-			{DeviceID: "dev-living", Name: "Living room", Online: true, Owner: true},
+			{DeviceID: "dev-desk", Name: "Desk", Online: true, Self: true, Selectable: true},
+			{DeviceID: "dev-living", Name: "Living room", Online: true, Owner: true, Selectable: true},
 			{DeviceID: "dev-laptop", Name: "Laptop"},
 		}
 		st.Owner, st.OwnerName, st.Rendering = "dev-living", "Living room", false
+	})
+}
+
+// laptopOnline brings "Laptop" of remote online (selectable); like the
+// app, a new Devices slice.
+func (h *harness) laptopOnline() {
+	h.apply(func(st *app.Status) {
+		st.Devices = slices.Clone(st.Devices)
+		st.Devices[2].Online, st.Devices[2].Selectable = true, true
 	})
 }
 

@@ -2,11 +2,14 @@ package ui
 
 import (
 	"image"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -284,7 +287,9 @@ func (n *nowPlaying) showDeviceMenu() {
 	widget.ShowPopUpMenuAtPosition(m, c, pos)
 }
 
-// deviceMenu lists the devices of the group, the owner checked.
+// deviceMenu lists the devices of the group, the owner checked; devices
+// the app would refuse a transfer to (not Selectable: offline peers) are
+// shown disabled.
 func (u *UI) deviceMenu() *fyne.Menu {
 	head := fyne.NewMenuItem("Play on…", nil)
 	head.Disabled = true
@@ -300,6 +305,7 @@ func (u *UI) deviceMenu() *fyne.Menu {
 		}
 		it := fyne.NewMenuItem(label, func() { u.transfer(d.DeviceID, d.Name) })
 		it.Checked = d.DeviceID == u.st.Owner
+		it.Disabled = !d.Selectable && !it.Checked
 		items = append(items, it)
 	}
 	if len(u.st.Devices) == 0 {
@@ -321,7 +327,8 @@ func (u *UI) transfer(to engine.DeviceID, name string) {
 }
 
 // banner is the strip at the top while another device owns the output:
-// "Playing on <name>", with a button to bring playback here.
+// what it does ("Playing on <name>", "Paused on <name>", "<name> has the
+// output"), with a button to bring playback here.
 type banner struct {
 	u     *UI
 	view  *fyne.Container
@@ -343,7 +350,7 @@ func newBanner(u *UI) *banner {
 func (b *banner) update(st app.Status) {
 	remote := st.Owner != "" && st.Owner != st.DeviceID
 	if remote {
-		b.label.SetText("Playing on " + ownerName(st))
+		b.label.SetText(bannerText(st))
 	}
 	if remote != b.view.Visible() {
 		b.view.Hidden = !remote
@@ -351,30 +358,62 @@ func (b *banner) update(st app.Status) {
 	}
 }
 
-// scanView is the scan progress at the bottom of the sidebar.
-type scanView struct {
-	view  *fyne.Container
-	label *widget.Label
-	bar   *widget.ProgressBar
-	inf   *widget.ProgressBarInfinite
+// bannerText says what the device owning the output does: "Playing on
+// <name>" only while it plays, "Paused on <name>" with a track loaded,
+// "<name> has the output" when it has nothing to play.
+func bannerText(st app.Status) string {
+	name := ownerName(st)
+	switch ownerBadge(st) {
+	case "Playing":
+		return "Playing on " + name
+	case "Paused":
+		return "Paused on " + name
+	default:
+		return name + " has the output"
+	}
 }
 
+// scanView is the scan progress at the bottom of the sidebar; after a
+// scan that skipped files it names them, with a Details button listing
+// each one and why it could not be read.
+type scanView struct {
+	u       *UI
+	view    *fyne.Container
+	label   *widget.Label
+	bar     *widget.ProgressBar
+	inf     *widget.ProgressBarInfinite
+	details *widget.Button
+	sc      app.ScanStatus // the status the label shows
+}
+
+// Bounds on what the scan view shows of each failure.
+const (
+	maxScanLabelNames = 2   // file names in the sidebar sentence
+	maxScanName       = 32  // runes of one file name in the sidebar
+	maxScanDetail     = 300 // runes of one path or reason in the dialog
+)
+
 func newScanView(u *UI) *scanView {
-	s := &scanView{label: widget.NewLabel(""), bar: widget.NewProgressBar(), inf: widget.NewProgressBarInfinite()}
+	s := &scanView{u: u, label: widget.NewLabel(""), bar: widget.NewProgressBar(), inf: widget.NewProgressBarInfinite()}
 	s.label.Wrapping = fyne.TextWrapWord
 	s.label.SizeName = theme.SizeNameCaptionText
 	s.bar.TextFormatter = func() string { return "" }
 	s.inf.Stop()
 	s.inf.Hide()
-	s.view = container.NewPadded(container.NewVBox(s.label, s.bar, s.inf))
+	s.details = widget.NewButton("Details", s.showDetails)
+	s.details.Importance = widget.LowImportance
+	s.details.Hide()
+	s.view = container.NewPadded(container.NewVBox(s.label, s.bar, s.inf, container.NewHBox(s.details)))
 	s.view.Hide()
 	return s
 }
 
 func (s *scanView) update(sc app.ScanStatus) {
+	s.sc = sc
 	switch {
 	case sc.Running:
 		s.view.Show()
+		s.details.Hide()
 		if sc.Found > 0 {
 			s.label.SetText("Scanning your music… " + itoa(sc.Done) + " of " + itoa(sc.Found))
 			s.inf.Stop()
@@ -390,14 +429,70 @@ func (s *scanView) update(sc app.ScanStatus) {
 				s.inf.Start()
 			}
 		}
-	case sc.Errors > 0:
+	case sc.Errors > 0 || len(sc.Failed) > 0:
 		s.view.Show()
 		s.inf.Stop()
 		s.inf.Hide()
 		s.bar.Hide()
-		s.label.SetText(plural(sc.Errors, "file", "files") + " could not be read.")
+		s.label.SetText(scanFailedText(sc))
+		if len(sc.Failed) > 0 {
+			s.details.Show()
+		} else {
+			s.details.Hide()
+		}
 	default:
 		s.inf.Stop()
+		s.details.Hide()
 		s.view.Hide()
 	}
+}
+
+// scanFailedText is the sidebar's sentence after a scan that could not
+// read some files: "Could not read a.mp3: not an audio file." for one,
+// "Could not read 3 files: a.mp3, b.flac and 1 more." for several, or
+// only the count when the app named none.
+func scanFailedText(sc app.ScanStatus) string {
+	n := max(sc.Errors, len(sc.Failed))
+	if len(sc.Failed) == 0 {
+		return plural(n, "file", "files") + " could not be read."
+	}
+	if n == 1 {
+		f := sc.Failed[0]
+		return "Could not read " + shorten(filepath.Base(f.Path), maxScanName) + ": " + shorten(strings.TrimSuffix(f.Reason, "."), maxScanDetail) + "."
+	}
+	var names []string
+	for _, f := range sc.Failed[:min(len(sc.Failed), maxScanLabelNames)] {
+		names = append(names, shorten(filepath.Base(f.Path), maxScanName))
+	}
+	text := "Could not read " + plural(n, "file", "files") + ": " + strings.Join(names, ", ")
+	if more := n - len(names); more > 0 {
+		text += " and " + itoa(more) + " more"
+	}
+	return text + "."
+}
+
+// showDetails lists the files the last scan could not read: each name,
+// why, and where it is.
+func (s *scanView) showDetails() {
+	sc := s.sc
+	box := container.NewVBox()
+	for _, f := range sc.Failed {
+		name := widget.NewLabelWithStyle(shorten(filepath.Base(f.Path), maxScanDetail), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		name.Wrapping = fyne.TextWrapBreak
+		reason := widget.NewLabel(userSentence(shorten(f.Reason, maxScanDetail)))
+		reason.Wrapping = fyne.TextWrapWord
+		where := widget.NewLabel(shorten(f.Path, maxScanDetail))
+		where.Wrapping = fyne.TextWrapBreak
+		where.Importance = widget.LowImportance
+		where.SizeName = theme.SizeNameCaptionText
+		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, where))
+	}
+	if more := max(sc.Errors, len(sc.Failed)) - len(sc.Failed); more > 0 {
+		l := widget.NewLabel("…and " + plural(more, "more file", "more files") + ".")
+		l.Importance = widget.LowImportance
+		box.Add(l)
+	}
+	d := dialog.NewCustom("Files that could not be read", "Close", container.NewVScroll(box), s.u.win)
+	d.Resize(fyne.NewSize(520, 420))
+	d.Show()
 }

@@ -10,7 +10,8 @@ import (
 
 // The masters in testdata were reviewed by eye: the track list with the
 // playing track marked, the now-playing bar and the "Playing on" banner;
-// the devices page with owner badge, offline device and a pending request.
+// the devices page with owner badge, offline device (Play here disabled),
+// a pending request and the banner "Living room has the output".
 
 func TestRenderTracksWhileAnotherDevicePlays(t *testing.T) {
 	h := newHarness(t, 40)

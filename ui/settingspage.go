@@ -275,8 +275,12 @@ func (p *settingsPage) applyConfig() {
 	})
 }
 
+// cfgFieldNames are the form's names for the settings app.UserMessage
+// names by their JSON keys.
+var cfgFieldNames = strings.NewReplacer("owner_timeout_ms", "owner timeout", "discovery_ms", "discovery wait")
+
 func (p *settingsPage) showCfgError(err error) {
 	p.cfgMsg.Importance = widget.DangerImportance
-	p.cfgMsg.SetText(userError(err) + " Nothing was changed.")
+	p.cfgMsg.SetText(userSentence(cfgFieldNames.Replace(app.UserMessage(err))) + " Nothing was changed.")
 	p.cfgMsg.Show()
 }

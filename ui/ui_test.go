@@ -2,6 +2,8 @@ package ui
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/ui/internal/fakebackend"
 )
 
 func TestNowPlayingShowsTheTrackAndExtrapolatesThePosition(t *testing.T) {
@@ -199,27 +203,85 @@ func TestPickingADeviceTransfers(t *testing.T) {
 	h.playing()
 	h.remote()
 	test.Tap(h.u.np.device)
-	tapMenu(t, h.u.win.Canvas(), "Laptop — offline")
-	h.wantCalls("Transfer(dev-laptop)")
+	tapMenu(t, h.u.win.Canvas(), "Desk (this device)")
+	h.wantCalls("Transfer(dev-desk)")
 
+	h.remote()
 	h.b.ResetCalls()
 	h.u.showPage(PageDevices)
 	test.Tap(button(t, h.u.devices.view, "Play on this device"))
 	h.wantCalls("Transfer(dev-desk)")
 }
 
+// TestOnlySelectableDevicesCanBePicked: a device the app refuses (not
+// Selectable: an offline peer) is shown but cannot be picked, neither in
+// the now-playing bar's device menu nor on the Devices page; once it is
+// selectable again it can.
+func TestOnlySelectableDevicesCanBePicked(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.remote()
+	disabled := func() map[string]bool {
+		out := map[string]bool{}
+		for _, it := range h.u.deviceMenu().Items {
+			if it.Action != nil || it.Checked {
+				out[it.Label] = it.Disabled
+			}
+		}
+		return out
+	}
+	if got := disabled(); !got["Laptop — offline"] || got["Desk (this device)"] {
+		t.Fatalf("device menu disabled flags %v; want Laptop disabled, Desk enabled", got)
+	}
+	test.Tap(h.u.np.device)
+	tapMenu(t, h.u.win.Canvas(), "Laptop — offline")
+	h.wantNoCall("Transfer")
+
+	h.u.showPage(PageDevices)
+	here := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
+	if len(here) != 1 || !here[0].Disabled() {
+		t.Fatalf("Laptop's Play here: %d buttons, want 1 disabled", len(here))
+	}
+	test.Tap(here[0])
+	h.wantNoCall("Transfer")
+	if b := button(t, h.u.devices.view, "Play on this device"); b.Disabled() {
+		t.Fatal("Play on this device is disabled")
+	}
+
+	// Laptop comes back online: both places offer it again.
+	h.laptopOnline()
+	if got := disabled(); got["Laptop"] {
+		t.Fatalf("device menu disabled flags %v; want Laptop enabled", got)
+	}
+	here = find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
+	if len(here) != 1 || here[0].Disabled() {
+		t.Fatal("Laptop's Play here is still disabled once it is online")
+	}
+	test.Tap(here[0])
+	h.wantCalls("Transfer(dev-laptop)")
+}
+
+// TestTransferFailureIsShown: a device that went offline after the window
+// offered it is refused by the app; the window shows the app's sentence
+// and does not announce a move that did not happen.
 func TestTransferFailureIsShown(t *testing.T) {
 	h := newHarness(t, 30)
 	h.remote()
-	h.b.Fail["Transfer"] = errors.New("Laptop is offline")
+	h.laptopOnline()
+	h.b.Fail["Transfer"] = fakebackend.Offline("Laptop")
 	h.u.showPage(PageDevices)
 	buttons := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
 	if len(buttons) != 1 {
 		t.Fatalf("%d Play here buttons, want 1 (Laptop)", len(buttons))
 	}
-	test.Tap(buttons[0])
-	if got := h.u.notices.texts(); got[len(got)-1] != "Could not move playback to Laptop: Laptop is offline." {
-		t.Fatalf("notices %q", got)
+	before := len(h.u.notices.texts())
+	test.AssertNotificationSent(t, nil, func() { test.Tap(buttons[0]) })
+	got := h.u.notices.texts()[before:]
+	if len(got) != 1 || got[0] != "Could not move playback to Laptop: Laptop is offline." {
+		t.Fatalf("notices after the failed transfer %q, want only the app's sentence", got)
+	}
+	if h.u.st.Owner != "dev-living" || h.u.banner.label.Text != "Living room has the output" {
+		t.Fatalf("after a refused transfer: owner %s, banner %q", h.u.st.Owner, h.u.banner.label.Text)
 	}
 }
 
@@ -294,8 +356,103 @@ func TestScanProgress(t *testing.T) {
 		t.Fatal("first-run invitation shown while the first scan runs")
 	}
 	h.apply(func(st *app.Status) { st.Scan = app.ScanStatus{Errors: 2} })
-	if s.label.Text != "2 files could not be read." {
-		t.Fatalf("after scan: %q", s.label.Text)
+	if s.label.Text != "2 files could not be read." || s.details.Visible() {
+		t.Fatalf("after scan: %q, details button %v", s.label.Text, s.details.Visible())
+	}
+}
+
+// TestScanFailuresAreNamed: after a scan that skipped files, the sidebar
+// names them (a few, shortened) and Details lists each with why and
+// where.
+func TestScanFailuresAreNamed(t *testing.T) {
+	h := newHarness(t, 3)
+	s := h.u.scanBar
+	h.apply(func(st *app.Status) {
+		st.Scan = app.ScanStatus{Errors: 1, Failed: []app.ScanFailure{{Path: "/music/a.mp3", Reason: "not an audio file"}}}
+	})
+	if want := "Could not read a.mp3: not an audio file."; s.label.Text != want {
+		t.Fatalf("one failure: %q, want %q", s.label.Text, want)
+	}
+
+	long := strings.Repeat("very long name ", 20) + ".ogg"
+	failed := []app.ScanFailure{
+		{Path: "/music/a.mp3", Reason: "not an audio file"},
+		{Path: "/music/b.flac", Reason: "permission denied"},
+		{Path: "/music/" + long, Reason: "unsupported format"},
+	}
+	h.apply(func(st *app.Status) { st.Scan = app.ScanStatus{Errors: 4, Failed: failed} })
+	if want := "Could not read 4 files: a.mp3, b.flac and 2 more."; s.label.Text != want {
+		t.Fatalf("several failures: %q, want %q", s.label.Text, want)
+	}
+	h.apply(func(st *app.Status) {
+		st.Scan = app.ScanStatus{Errors: 2, Failed: []app.ScanFailure{failed[2], failed[0]}}
+	})
+	if n := len([]rune(s.label.Text)); n > 100 || !strings.Contains(s.label.Text, "…, a.mp3.") {
+		t.Fatalf("a long name is not shortened: %q (%d runes)", s.label.Text, n)
+	}
+
+	h.apply(func(st *app.Status) { st.Scan = app.ScanStatus{Errors: 4, Failed: failed} })
+	if !s.details.Visible() {
+		t.Fatal("no Details button")
+	}
+	test.Tap(s.details)
+	top := h.u.win.Canvas().Overlays().Top()
+	if top == nil {
+		t.Fatal("Details opened nothing")
+	}
+	for _, want := range []string{"a.mp3", "Not an audio file.", "/music/a.mp3", "b.flac", "Permission denied.", "Unsupported format.", "…and 1 more file."} {
+		if len(find(top, func(l *widgetLabel) bool { return l.Text == want })) == 0 {
+			t.Errorf("details dialog lacks %q", want)
+		}
+	}
+
+	h.apply(func(st *app.Status) { st.Scan = app.ScanStatus{Running: true} })
+	if s.details.Visible() {
+		t.Fatal("Details shown while a new scan runs")
+	}
+}
+
+// TestBannerSaysWhatTheOwnerDoes: the banner says "Playing on" only while
+// the other device plays; paused, or holding the output with nothing to
+// play, it says so, and Play here still works.
+func TestBannerSaysWhatTheOwnerDoes(t *testing.T) {
+	h := newHarness(t, 30)
+	h.remote()
+	if got := h.u.banner.label.Text; got != "Living room has the output" {
+		t.Fatalf("nothing loaded: banner %q", got)
+	}
+	h.playing()
+	if got := h.u.banner.label.Text; got != "Playing on Living room" {
+		t.Fatalf("playing: banner %q", got)
+	}
+	h.apply(func(st *app.Status) { st.Playing = false })
+	if got := h.u.banner.label.Text; got != "Paused on Living room" {
+		t.Fatalf("paused: banner %q", got)
+	}
+	test.Tap(h.u.np.play)
+	test.Tap(button(t, h.u.banner.view, "Play here"))
+	h.wantCalls("TogglePlay()", "Transfer(dev-desk)")
+}
+
+// TestBackendErrorsAreUserMessages: errors from the app are shown as
+// app.UserMessage sentences, without package prefixes or Go internals.
+func TestBackendErrorsAreUserMessages(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.b.Fail["Next"] = fmt.Errorf("app: next: %w", devicesync.ErrPairDenied)
+	test.Tap(h.u.np.next)
+	h.b.Fail["Seek"] = fmt.Errorf("app: seek: engine: %w", errors.New("storage: disk full"))
+	h.u.seekTo(time.Second)
+	got := h.u.notices.texts()
+	want := []string{
+		"Could not skip to the next track: The other device refused the pairing request.",
+		"Could not seek: Seek: disk full.",
+	}
+	if len(got) < 2 || !slices.Equal(got[len(got)-2:], want) {
+		t.Fatalf("notices %q, want them to end with %q", got, want)
+	}
+	if strings.Contains(strings.Join(got, "|"), "app:") || strings.Contains(strings.Join(got, "|"), "devicesync:") {
+		t.Fatalf("a package prefix reached the user: %q", got)
 	}
 }
 
@@ -420,10 +577,12 @@ func TestInvalidPlaybackSettingsKeepTheOldValues(t *testing.T) {
 	}
 
 	// the app's own validation is shown the same way
-	h.b.Fail["SetPlaybackConfig"] = engine.ErrConfig
+	bad := engine.DefaultConfig()
+	bad.OwnerTimeoutMS = 0
+	h.b.Fail["SetPlaybackConfig"] = bad.Validate()
 	p.discovery.SetText("1000")
 	test.Tap(button(t, p.view, "Apply"))
-	if !strings.HasPrefix(p.cfgMsg.Text, "Invalid playback config") || h.b.Status().Config != old {
+	if want := "Owner timeout must be a whole number of milliseconds between 1 and 86400000. Nothing was changed."; p.cfgMsg.Text != want || h.b.Status().Config != old {
 		t.Fatalf("backend refusal: %q", p.cfgMsg.Text)
 	}
 

@@ -42,7 +42,7 @@ func New(tracks []library.Track) *Backend {
 	b.st = app.Status{
 		DeviceID: "dev-desk", DeviceName: "Desk", Owner: "dev-desk", OwnerName: "Desk",
 		Rendering: true, Config: engine.DefaultConfig(), Volume: 70, Repeat: "off",
-		Devices:        []app.DeviceStatus{{DeviceID: "dev-desk", Name: "Desk", Online: true, Owner: true, Self: true}},
+		Devices:        []app.DeviceStatus{{DeviceID: "dev-desk", Name: "Desk", Online: true, Owner: true, Self: true, Selectable: true}},
 		LibraryVersion: 1,
 	}
 	return b
@@ -310,10 +310,29 @@ func (b *Backend) SetRepeat(mode string) error {
 	return nil
 }
 
+// Offline is the error App.Transfer gives for a device it refuses: it
+// wraps app.ErrOffline, and app.UserMessage reads "<name> is offline".
+func Offline(name string) error { return offlineError{name} }
+
+type offlineError struct{ name string }
+
+func (e offlineError) Error() string { return "app: " + e.name + " is offline" }
+func (e offlineError) Unwrap() error { return app.ErrOffline }
+
+// Transfer moves the output to another device; like the app, it refuses a
+// device that is not Selectable (an offline peer) with Offline.
 func (b *Backend) Transfer(to engine.DeviceID) error {
 	if err := b.record("Transfer(%s)", to); err != nil {
 		return err
 	}
+	b.mu.Lock()
+	for _, d := range b.st.Devices {
+		if d.DeviceID == to && !d.Selectable {
+			b.mu.Unlock()
+			return Offline(d.Name)
+		}
+	}
+	b.mu.Unlock()
 	b.Update(func(st *app.Status) {
 		st.Owner = to
 		for i := range st.Devices {
