@@ -39,7 +39,8 @@ type trayActions struct {
 
 // trayMenu is the system tray menu for st: the current track (a disabled
 // item), play/pause, next, previous, "Play on…" with the group's devices
-// (the owner checked, offline devices disabled), show window and quit.
+// (the owner checked, devices the app would refuse, d.Selectable false,
+// disabled), show window and quit.
 // b is called on the Fyne goroutine; failures are logged.
 func trayMenu(st app.Status, b trayBackend, act trayActions, log *slog.Logger) *fyne.Menu {
 	run := func(what string, f func() error) func() {
@@ -77,7 +78,8 @@ func trayMenu(st app.Status, b trayBackend, act trayActions, log *slog.Logger) *
 		switch {
 		case it.Checked:
 			// Already playing there.
-		case !d.Online && !d.Self:
+		case !d.Selectable:
+			// The app refuses a transfer there (an offline peer).
 			it.Disabled = true
 		default:
 			id := d.DeviceID
@@ -141,7 +143,7 @@ func trayKey(st app.Status) string {
 		if i == maxTrayDevices {
 			break
 		}
-		fmt.Fprintf(&b, "%s,%s,%t,%t,%t;", d.DeviceID, d.Name, d.Online, d.Owner, d.Self)
+		fmt.Fprintf(&b, "%s,%s,%t,%t,%t,%t;", d.DeviceID, d.Name, d.Online, d.Owner, d.Self, d.Selectable)
 	}
 	return b.String()
 }

@@ -57,8 +57,8 @@ func groupStatus() app.Status {
 		Track:   &app.QueueItem{ContentID: "c1", Title: "Hoppípolla", Artists: []string{"Sigur Rós"}},
 		Owner:   "B",
 		Devices: []app.DeviceStatus{
-			{DeviceID: "A", Name: "Laptop", Online: true, Self: true},
-			{DeviceID: "B", Name: "Living room", Online: true, Owner: true},
+			{DeviceID: "A", Name: "Laptop", Online: true, Self: true, Selectable: true},
+			{DeviceID: "B", Name: "Living room", Online: true, Owner: true, Selectable: true},
 			{DeviceID: "C", Name: "Attic", Online: false},
 		},
 	}
@@ -152,6 +152,38 @@ func TestTrayKeyIgnoresPosition(t *testing.T) {
 	c.Devices[2].Online = true
 	if trayKey(a) == trayKey(c) {
 		t.Error("a device coming online does not update the tray menu")
+	}
+	d := groupStatus()
+	d.Devices[2].Selectable = true
+	if trayKey(a) == trayKey(d) {
+		t.Error("a device becoming selectable does not update the tray menu")
+	}
+}
+
+// TestTrayPlayOnFollowsSelectable: the "Play on…" submenu offers exactly
+// the devices the app accepts a transfer to (DeviceStatus.Selectable):
+// a peer the app refuses is disabled even if it was last seen online, and
+// a selectable one transfers when clicked.
+func TestTrayPlayOnFollowsSelectable(t *testing.T) {
+	st := groupStatus()
+	st.Devices = append(st.Devices,
+		app.DeviceStatus{DeviceID: "D", Name: "Kitchen", Online: true, Selectable: false},
+		app.DeviceStatus{DeviceID: "E", Name: "Study", Online: true, Selectable: true})
+	f := newFakeTray()
+	m := trayMenu(st, f, trayActions{}, slog.New(slog.DiscardHandler))
+	on := item(t, m, "Play on…").ChildMenu
+	for _, l := range []string{"Attic (offline)", "Kitchen"} {
+		if it := item(t, on, l); !it.Disabled || it.Action != nil {
+			t.Errorf("%s: disabled %v, action %v; want a disabled item (the app refuses it)", l, it.Disabled, it.Action != nil)
+		}
+	}
+	study := item(t, on, "Study")
+	if study.Disabled || study.Action == nil {
+		t.Fatalf("Study is selectable but disabled %v, action %v", study.Disabled, study.Action != nil)
+	}
+	study.Action()
+	if c := <-f.done; c != "transfer E" {
+		t.Errorf("Play on Study called %q", c)
 	}
 }
 
