@@ -12,6 +12,8 @@ require (
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
 	github.com/hashicorp/mdns v1.0.7
 	github.com/mewkiz/flac v1.0.14
+	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.43.0
 	lukechampine.com/blake3 v1.4.1
 	modernc.org/sqlite v1.62.0
 )
@@ -60,8 +62,6 @@ require (
 	golang.org/x/mod v0.42.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	modernc.org/libc v1.80.1 // indirect
