@@ -31,11 +31,12 @@
 //     Availability event. It never becomes available later in this process.
 //  2. Drain Events. When its buffer is full, events are dropped (counted in
 //     Report().DroppedEvents); Report always tells the truth now.
-//  3. Call Play, Pause, Resume, Stop, Seek, SetVolume and PrepareNext from
-//     any goroutine. None blocks for long, none panics on bad input: opening
-//     and decoding happen on a goroutine per track, and failures arrive as
-//     DecodeError events.
+//  3. Call Play, Pause, Resume, Stop, Seek, SetVolume, PrepareNext and
+//     ClearNext from any goroutine. None blocks for long, none panics on bad
+//     input: opening and decoding happen on a goroutine per track, and
+//     failures arrive as DecodeError events.
 //  4. Call PrepareNext while a track plays so the next one starts without a
-//     gap; on Finished (or DecodeError) the app decides what comes after.
+//     gap, and ClearNext when nothing may follow any more; on Finished (or
+//     DecodeError) the app decides what comes after.
 //  5. Feed Report() to the engine's heartbeat.
 package audio

@@ -197,8 +197,31 @@ func (m *mixer) prepare(src Source) Track {
 	if m.next != nil {
 		m.next.close()
 	}
-	m.next = startStream(t, src, m.rate, 0, m.ahead, m.onErr)
+	// The report is checked under the mutex, so clearNext cannot slip in
+	// between the check and the report; s is assigned before the
+	// goroutine can take the mutex.
+	var s *stream
+	s = startStream(t, src, m.rate, 0, m.ahead, func(t Track, err error) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if !s.cleared {
+			m.onErr(t, err)
+		}
+	})
+	m.next = s
 	return t
+}
+
+// clearNext drops the prepared track, and with it every later report of
+// its decoding goroutine; the current track is untouched.
+func (m *mixer) clearNext() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.next != nil {
+		m.next.cleared = true
+		m.next.close()
+		m.next = nil
+	}
 }
 
 func (m *mixer) closeAll() {

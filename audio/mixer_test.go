@@ -292,3 +292,56 @@ func TestBadSourcesNeverPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestMixerClearNext: dropping the prepared track leaves the current one
+// playing to its end, then silence: no frame, Started or DecodeError of
+// the dropped track, even when its decoding fails after the drop.
+func TestMixerClearNext(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, wantA := toneSource("a", 440, 8820)
+	b, _ := toneSource("b", 660, 8820)
+	ta := m.play(a, 0)
+	m.prepare(b)
+	waitFor(t, "both tracks decoded", func() bool { return decoded(m, m.cur) && decoded(m, m.next) })
+	got := pull(m, 4410)
+	m.clearNext()
+	got = append(got, pull(m, 8820)...)
+	for i := 0; i < 8820; i++ {
+		if got[i] != wantA(i) {
+			t.Fatalf("frame %d = %d, want track a's %d (the current track was touched)", i, got[i], wantA(i))
+		}
+	}
+	for i := 8820; i < len(got); i++ {
+		if got[i] != 0 {
+			t.Fatalf("frame %d = %d after the current track, want silence (the dropped track played)", i, got[i])
+		}
+	}
+	evs := m.observe(int64(len(got))).events
+	if len(evs) != 2 || evs[0] != (Started{Track: ta}) || evs[1] != (Finished{Track: ta}) {
+		t.Fatalf("events = %+v, want only Started and Finished of a", evs)
+	}
+
+	// A prepared track whose opening fails only after the drop.
+	release := make(chan struct{})
+	failing := Source{ID: "late", Open: func() (io.ReadSeekCloser, error) {
+		<-release
+		return nil, errors.New("gone")
+	}}
+	c, _ := toneSource("c", 440, 8820)
+	m.play(c, 0)
+	m.prepare(failing)
+	m.mu.Lock()
+	dropped := m.next
+	m.mu.Unlock()
+	m.clearNext()
+	close(release)
+	<-dropped.done
+	if n := log.len(); n != 0 {
+		t.Fatalf("decode errors after the drop: %+v, want none", log.errs)
+	}
+	m.clearNext() // nothing prepared: a no-op
+	if m.cur == nil {
+		t.Fatal("clearNext dropped the current track")
+	}
+}

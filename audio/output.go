@@ -110,10 +110,17 @@ func (o *Output) Play(src Source, at time.Duration) Track {
 }
 
 // PrepareNext decodes src ahead so it follows the current track without a
-// gap. A second call replaces the prepared track; Play and Stop drop it.
+// gap. A second call replaces the prepared track; Play, Stop and
+// ClearNext drop it.
 func (o *Output) PrepareNext(src Source) Track {
 	return o.mix.prepare(src)
 }
+
+// ClearNext drops the prepared track, if any, so the output goes silent
+// after the current track instead of playing it. The current track plays
+// on untouched. No event follows for the dropped track, not even a
+// DecodeError from its decoding goroutine.
+func (o *Output) ClearNext() { o.mix.clearNext() }
 
 // Pause makes the output silent within about BufferSize: the device mutes
 // what it buffers and the track rewinds to the first frame not yet handed

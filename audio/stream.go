@@ -50,6 +50,7 @@ type stream struct {
 	primed  bool  // enough is decoded to start sounding without starving
 	ended   bool
 	failed  bool
+	cleared bool // dropped by clearNext: its failures are not reported
 }
 
 // startStream opens src on a new goroutine and decodes from frame at.
