@@ -2,9 +2,7 @@ package app
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -521,15 +519,6 @@ func (a *actor) stopAudio() {
 	a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1 // Stop dropped it
 }
 
-// errNoNext is the open error of noNext.
-var errNoNext = errors.New("app: nothing follows")
-
-// noNext replaces a prepared track that must no longer follow: it fails
-// at once, so the output goes silent after the current track instead of
-// playing a stale one (the output has no call to drop only the prepared
-// track).
-var noNext = audio.Source{Name: "nothing", Open: func() (io.ReadSeekCloser, error) { return nil, errNoNext }}
-
 func nextKey(cid string, idx int) string { return fmt.Sprintf("%d:%s", idx, cid) }
 
 // syncPrepared makes the output's prepared track the queue entry that
@@ -549,7 +538,7 @@ func (a *actor) syncPrepared(st PlayerState) {
 	}
 	if !ok {
 		if a.next.Seq != 0 {
-			a.out.PrepareNext(noNext)
+			a.out.ClearNext()
 			a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1
 		}
 		return

@@ -39,6 +39,7 @@ type Store interface {
 type Output interface {
 	Play(src audio.Source, at time.Duration) audio.Track
 	PrepareNext(src audio.Source) audio.Track
+	ClearNext()
 	Pause()
 	Resume()
 	Stop()

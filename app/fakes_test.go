@@ -228,12 +228,14 @@ func (o *fakeOutput) PrepareNext(src audio.Source) audio.Track {
 	defer o.mu.Unlock()
 	o.seq++
 	o.next, o.nextSrc = audio.Track{ID: src.ID, Seq: o.seq}, src
-	if src.Open != nil {
-		o.j.add("prepare none")
-	} else {
-		o.j.add("prepare " + src.ID)
-	}
+	o.j.add("prepare " + src.ID)
 	return o.next
+}
+func (o *fakeOutput) ClearNext() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.next, o.nextSrc = audio.Track{}, audio.Source{}
+	o.j.add("clear next")
 }
 
 // started is the Started event of the track playing.

@@ -68,7 +68,7 @@ func TestGaplessPreparesNextAndFollowsTheOutput(t *testing.T) {
 
 // Changing what follows re-prepares it: an inserted track, repeat one, a
 // removed next track at the end of the queue (nothing follows: the stale
-// prepared track is replaced by silence), shuffle.
+// prepared track is cleared), shuffle.
 func TestGaplessPreparedTrackFollowsQueueChanges(t *testing.T) {
 	r := newRig(t, self, Options{Config: fastCfg()})
 	r.advance(1500 * time.Millisecond)
@@ -100,7 +100,7 @@ func TestGaplessPreparedTrackFollowsQueueChanges(t *testing.T) {
 	if err := r.app.RemoveFromQueue(1); err != nil { // bb
 		t.Fatal(err)
 	}
-	if got := r.j.list(); r.j.count("prepare none") != 1 || r.j.count("play") != 0 {
+	if got := r.j.list(); r.j.count("clear next") != 1 || r.j.count("play") != 0 || r.out.next.Seq != 0 {
 		t.Fatalf("removing the last following track: %q", got)
 	}
 	r.j.reset()
@@ -125,6 +125,46 @@ func TestGaplessPreparedTrackFollowsQueueChanges(t *testing.T) {
 	r.endTrack()
 	if st := r.app.Status(); st.Index != st.Order[1] {
 		t.Fatalf("after the switch: index %d, order %v", st.Index, st.Order)
+	}
+}
+
+// A queue change after preparation that leaves nothing to follow clears the
+// prepared track and only it: the current track plays on (no stop, no new
+// play), and its end leaves the output silent.
+func TestGaplessQueueChangeClearsPrepared(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()})
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa", "b3:bb"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.started()
+	if r.out.next.ID != "b3:bb" {
+		t.Fatalf("prepared %+v, want b3:bb", r.out.next)
+	}
+	r.j.reset()
+	if err := r.app.RemoveFromQueue(1); err != nil {
+		t.Fatal(err)
+	}
+	if r.j.count("clear next") != 1 || r.j.count("stop") != 0 || r.j.count("play") != 0 || r.j.count("prepare") != 0 {
+		t.Fatalf("removing the prepared track: %q, want one clear next and nothing else on the output", r.j.list())
+	}
+	if r.out.next.Seq != 0 || r.out.track.ID != "b3:aa" || !r.out.playing {
+		t.Fatalf("output after the change: current %+v playing %v, prepared %+v", r.out.track, r.out.playing, r.out.next)
+	}
+	if st := r.app.Status(); !st.Playing || st.Index != 0 {
+		t.Fatalf("status after the change: playing %v index %d", st.Playing, st.Index)
+	}
+	r.j.reset()
+	r.endTrack()
+	if st := r.app.Status(); st.Playing || r.j.count("play") != 0 || r.out.track.Seq != 0 {
+		t.Fatalf("after the current track: playing %v, output %+v, %q", st.Playing, r.out.track, r.j.list())
+	}
+	// Clearing again is not needed: nothing is prepared.
+	if err := r.app.Enqueue([]string{"b3:cc"}, false); err != nil {
+		t.Fatal(err)
+	}
+	if r.j.count("clear next") != 0 {
+		t.Fatalf("cleared with nothing prepared: %q", r.j.list())
 	}
 }
 
