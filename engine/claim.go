@@ -28,5 +28,10 @@ func (c Claim) Compare(o Claim) int {
 	return strings.Compare(string(c.Owner), string(o.Owner))
 }
 
+// equal is c == o, cheapest comparison first.
+func (c Claim) equal(o Claim) bool {
+	return c.Counter == o.Counter && c.Issuer == o.Issuer && c.Owner == o.Owner
+}
+
 // IsZero reports whether c is the zero claim, which names no owner.
 func (c Claim) IsZero() bool { return c == Claim{} }

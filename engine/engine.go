@@ -384,21 +384,25 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 	if c.Claim.Compare(e.claim) < 0 {
 		e.peerBehind = true // tell it on the next Tick, at most once per tick
 	}
-	if c.Heartbeat != 0 && c.Heartbeat > e.peerHB[from] {
-		e.notePeer(from, c.Heartbeat)
-		if from == e.claim.Owner {
-			e.ownerBase = e.clock.Now()
-			e.ownerReported = true
-			e.ownerOutput = c.Output
-			e.stats.Renewals++
+	if c.Heartbeat != 0 {
+		if last, known := e.peerHB[from]; c.Heartbeat > last {
+			e.notePeer(from, c.Heartbeat, known)
+			if from == e.claim.Owner {
+				e.ownerBase = e.clock.Now()
+				e.ownerReported = true
+				e.ownerOutput = c.Output
+				e.stats.Renewals++
+			}
 		}
 	}
 	e.decideStartup()
 	return nil
 }
 
-func (e *Engine) notePeer(from DeviceID, hb uint64) {
-	if _, ok := e.peerHB[from]; !ok {
+// notePeer records hb as the last heartbeat id seen from the peer from;
+// known tells whether from is tracked already.
+func (e *Engine) notePeer(from DeviceID, hb uint64, known bool) {
+	if !known {
 		if len(e.peerHB) >= MaxTrackedPeers {
 			// Forget the peer tracked longest ago (FIFO, deterministic,
 			// O(1)), but never the owner.

@@ -31,8 +31,16 @@ func (rd Ready) Empty() bool {
 // HasReady reports whether Ready would ask for something. It may be called
 // at any time.
 func (e *Engine) HasReady() bool {
-	return e.Checkpoint() != e.acked || e.claim.Owner != e.ackedOwner ||
-		e.MayRender() != e.ackedRender || e.gossipSeq != e.gossipAcked
+	return e.gossipSeq != e.gossipAcked || e.checkpointChanged() ||
+		e.claim.Owner != e.ackedOwner || e.MayRender() != e.ackedRender
+}
+
+// checkpointChanged reports whether Checkpoint differs from the last
+// acknowledged one. The group and device of a checkpoint never change after
+// New or Restore, so only the claim and the reservations are compared.
+func (e *Engine) checkpointChanged() bool {
+	return e.hbReserved != e.acked.HeartbeatReserved || e.cmdReserved != e.acked.CommandReserved ||
+		!e.claim.equal(e.acked.Claim)
 }
 
 // Ready returns the decisions since the last Advance. It panics when called
@@ -44,7 +52,7 @@ func (e *Engine) Ready() Ready {
 	e.readyOut = true
 	cp := e.Checkpoint()
 	rd := Ready{
-		PersistCheckpoint: cp != e.acked,
+		PersistCheckpoint: e.checkpointChanged(),
 		Checkpoint:        cp,
 		OwnerChanged:      e.claim.Owner != e.ackedOwner,
 		Owner:             e.claim.Owner,

@@ -20,6 +20,7 @@ package enginetest
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -83,15 +84,27 @@ const (
 	kindCommand
 )
 
+// msg is a message in flight: an announcement or a command, whose common
+// fields share storage so that the queue moves few bytes.
 type msg struct {
-	at       time.Duration
-	order    uint64
-	from, to int
-	kind     msgKind
-	handoff  bool
-	coord    engine.Coordination
-	stamp    engine.CommandStamp
-	fromLife int // sender incarnation, for diagnostics
+	at      time.Duration
+	order   uint64
+	num     uint64 // announcement: heartbeat id; command: sequence
+	claim   engine.Claim
+	device  engine.DeviceID // announcement's device id
+	version uint32
+	from    uint16 // sending device (index into sim.devs)
+	to      uint16 // receiving device (index into sim.devs)
+	kind    msgKind
+	handoff bool
+	out     engine.Output
+}
+
+// outgoing is a command waiting in a device's outbox for its checkpoint.
+type outgoing struct {
+	to      int
+	handoff bool
+	stamp   engine.CommandStamp
 }
 
 type pending struct {
@@ -136,7 +149,7 @@ type device struct {
 	sentSeq    uint64
 	transfers  map[engine.Claim]bool
 	accepted   map[acceptKey]uint64 // this life
-	outbox     []msg
+	outbox     []outgoing
 	pendingCmd []pending // accepted, effect not applied yet
 	prevSource uint64    // gateway source when prev was cloned
 }
@@ -144,7 +157,7 @@ type device struct {
 // sim is one run.
 type sim struct {
 	seed  uint64
-	rng   *rand.Rand
+	rng   *prng
 	opt   Options
 	now   time.Duration
 	devs  []*device
@@ -165,6 +178,67 @@ type sim struct {
 	lastHeard []time.Duration // last delivery of an announcement per sender
 
 	issued map[claimKey]engine.DeviceID // published claims: owner per (counter, issuer)
+
+}
+
+// announcement encodes a from d.
+func announcement(d *device, a engine.Coordination) msg {
+	return msg{from: uint16(d.idx), kind: kindAnnounce, version: a.Version, device: a.Device, claim: a.Claim, num: a.Heartbeat, out: a.Output}
+}
+
+func (m *msg) coordination() engine.Coordination {
+	return engine.Coordination{Version: m.version, Device: m.device, Claim: m.claim, Heartbeat: m.num, Output: m.out}
+}
+
+// command encodes o from d.
+func command(d *device, o outgoing) msg {
+	return msg{from: uint16(d.idx), to: uint16(o.to), kind: kindCommand, handoff: o.handoff, version: o.stamp.Version, claim: o.stamp.Claim, num: o.stamp.Sequence}
+}
+
+func (m *msg) stamp() engine.CommandStamp {
+	return engine.CommandStamp{Version: m.version, Claim: m.claim, Sequence: m.num}
+}
+
+// prng draws the simulation's random numbers from a PCG exactly as
+// math/rand/v2's Rand does on 64-bit platforms (so a seed replays the same
+// run everywhere), without Rand's dynamic dispatch to its Source.
+type prng struct{ src *rand.PCG }
+
+// uint64n returns a uniform value in [0, n), n > 0: Lemire's multiply and
+// reject, as in math/rand/v2.
+func (r *prng) uint64n(n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return r.src.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(r.src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.src.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// IntN returns a uniform int in [0, n); it panics if n <= 0.
+func (r *prng) IntN(n int) int {
+	if n <= 0 {
+		panic("enginetest: invalid argument to IntN")
+	}
+	return int(r.uint64n(uint64(n)))
+}
+
+// Int64N returns a uniform int64 in [0, n); it panics if n <= 0.
+func (r *prng) Int64N(n int64) int64 {
+	if n <= 0 {
+		panic("enginetest: invalid argument to Int64N")
+	}
+	return int64(r.uint64n(uint64(n)))
+}
+
+// Float64 returns a uniform float64 in [0, 1).
+func (r *prng) Float64() float64 {
+	return float64(r.src.Uint64()<<11>>11) / (1 << 53)
 }
 
 // Run simulates one seed and returns the first invariant violation as a
@@ -172,7 +246,7 @@ type sim struct {
 func Run(seed uint64, opt Options) (Result, error) {
 	s := &sim{
 		seed:   seed,
-		rng:    rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		rng:    &prng{src: rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)},
 		opt:    opt,
 		issued: make(map[claimKey]engine.DeviceID),
 	}
@@ -395,23 +469,25 @@ func (s *sim) publishAnnouncement(d *device, a engine.Coordination) {
 		}
 		d.pubHB, d.pubHBLife = a.Heartbeat, d.life
 	}
+	m := announcement(d, a)
 	for _, p := range s.devs {
 		if p != d {
-			s.send(msg{from: d.idx, to: p.idx, kind: kindAnnounce, coord: a, fromLife: d.life})
+			m.to = uint16(p.idx)
+			s.send(m)
 		}
 	}
 }
 
-func (s *sim) publishCommand(d *device, m msg) {
-	s.published(d, m.stamp.Claim)
-	if m.stamp.Sequence > d.persisted.CommandReserved {
-		s.fail("%s: sent sequence %d above persisted reservation %d", d.id, m.stamp.Sequence, d.persisted.CommandReserved)
+func (s *sim) publishCommand(d *device, o outgoing) {
+	s.published(d, o.stamp.Claim)
+	if o.stamp.Sequence > d.persisted.CommandReserved {
+		s.fail("%s: sent sequence %d above persisted reservation %d", d.id, o.stamp.Sequence, d.persisted.CommandReserved)
 	}
-	if m.stamp.Sequence <= d.sentSeq {
-		s.fail("%s: command sequence %d repeated (last sent %d)", d.id, m.stamp.Sequence, d.sentSeq)
+	if o.stamp.Sequence <= d.sentSeq {
+		s.fail("%s: command sequence %d repeated (last sent %d)", d.id, o.stamp.Sequence, d.sentSeq)
 	}
-	d.sentSeq = m.stamp.Sequence
-	s.send(m)
+	d.sentSeq = o.stamp.Sequence
+	s.send(command(d, o))
 }
 
 func (s *sim) send(m msg) {
@@ -438,7 +514,8 @@ func (s *sim) send(m msg) {
 // deliver hands every message due by now to its (live, reachable) receiver.
 func (s *sim) deliver() {
 	for s.err == nil && s.queue.len() > 0 && s.queue.peekAt() <= s.now {
-		m := *s.queue.pop() // copy: drive may push into the slab
+		// m stays valid until the next push, which only drive does.
+		m := s.queue.pop()
 		to := s.devs[m.to]
 		if to.eng == nil || s.partition[m.from] != s.partition[m.to] {
 			continue
@@ -449,33 +526,34 @@ func (s *sim) deliver() {
 		switch m.kind {
 		case kindAnnounce:
 			s.lastHeard[m.from] = s.now
-			err := to.eng.Announce(from, m.coord)
+			c := m.coordination()
+			err := to.eng.Announce(from, c)
 			if err != nil {
 				s.fail("%s: Announce from %s: %v", to.id, from, err)
 			}
 			if s.tracing {
-				s.tracef("%s <- announce %s claim=%v hb=%d out=%+v -> claim=%v", to.id, from, m.coord.Claim, m.coord.Heartbeat, m.coord.Output, to.eng.Claim())
+				s.tracef("%s <- announce %s claim=%v hb=%d out=%+v -> claim=%v", to.id, from, c.Claim, c.Heartbeat, c.Output, to.eng.Claim())
 			}
 		case kindCommand:
-			v := to.eng.Receive(from, m.stamp, m.handoff)
+			st := m.stamp()
+			v := to.eng.Receive(from, st, m.handoff)
 			if s.tracing {
-				s.tracef("%s <- command %s %v handoff=%v: %v", to.id, from, m.stamp, m.handoff, v)
+				s.tracef("%s <- command %s %v handoff=%v: %v", to.id, from, st, m.handoff, v)
 			}
-			s.checkVerdict(to, from, m, v)
+			s.checkVerdict(to, from, st, m.handoff, v)
 		}
 		s.drive(to)
 	}
 }
 
-func (s *sim) checkVerdict(d *device, from engine.DeviceID, m msg, v engine.Verdict) {
+func (s *sim) checkVerdict(d *device, from engine.DeviceID, st engine.CommandStamp, handoff bool, v engine.Verdict) {
 	if v != engine.Accepted {
 		return
 	}
-	st := m.stamp
 	if st.Claim.Owner != d.id || d.eng.Claim() != st.Claim {
 		s.fail("%s: accepted %v from %s while claim is %v", d.id, st, from, d.eng.Claim())
 	}
-	if m.handoff && st.Claim.Issuer != from {
+	if handoff && st.Claim.Issuer != from {
 		s.fail("%s: accepted handoff %v from non-issuer %s", d.id, st, from)
 	}
 	d.pendingCmd = append(d.pendingCmd, pending{st, from})
@@ -485,16 +563,20 @@ func (s *sim) checkVerdict(d *device, from engine.DeviceID, m msg, v engine.Verd
 func (s *sim) checkDevice(d *device) {
 	e := d.eng
 	c := e.Claim()
-	if c.Compare(d.lastClaim) < 0 {
-		s.fail("%s: claim went backwards: %v -> %v", d.id, d.lastClaim, c)
-	}
-	if c != d.lastClaim && c.Issuer == d.id && !d.transfers[c] {
-		s.res.ClaimsIssued++
-		if d.passive {
-			s.fail("%s: passive device claimed by itself: %v", d.id, c)
+	// An unchanged claim (the common case) cannot have gone backwards nor
+	// be a new one.
+	if c.Counter != d.lastClaim.Counter || c.Issuer != d.lastClaim.Issuer || c.Owner != d.lastClaim.Owner {
+		if c.Compare(d.lastClaim) < 0 {
+			s.fail("%s: claim went backwards: %v -> %v", d.id, d.lastClaim, c)
 		}
+		if c.Issuer == d.id && !d.transfers[c] {
+			s.res.ClaimsIssued++
+			if d.passive {
+				s.fail("%s: passive device claimed by itself: %v", d.id, c)
+			}
+		}
+		d.lastClaim = c
 	}
-	d.lastClaim = c
 	if e.MayRender() != (c.Owner == d.id) {
 		s.fail("%s: MayRender=%v with owner %q", d.id, e.MayRender(), c.Owner)
 	}
@@ -602,7 +684,7 @@ func (s *sim) faultPhase() {
 				s.tracef("%s transfer to %s: %v", d.id, to.id, st)
 			}
 			if to != d {
-				d.outbox = append(d.outbox, msg{from: d.idx, to: to.idx, kind: kindCommand, handoff: true, stamp: st})
+				d.outbox = append(d.outbox, outgoing{to: to.idx, handoff: true, stamp: st})
 			}
 		case r < 90: // an ordinary control
 			st, err := d.eng.Stamp()
@@ -619,7 +701,7 @@ func (s *sim) faultPhase() {
 				to = s.rng.IntN(len(s.devs)) // misaddressed
 			}
 			if to != d.idx {
-				d.outbox = append(d.outbox, msg{from: d.idx, to: to, kind: kindCommand, stamp: st})
+				d.outbox = append(d.outbox, outgoing{to: to, stamp: st})
 			}
 		case r < 95: // output availability changes
 			d.available = !d.available
@@ -818,11 +900,12 @@ func (h *msgHeap) len() int { return len(h.a) }
 // peekAt returns the delivery time of the next message.
 func (h *msgHeap) peekAt() time.Duration { return h.a[0].at }
 
-func (h *msgHeap) less(i, j int) bool {
-	if h.a[i].at != h.a[j].at {
-		return h.a[i].at < h.a[j].at
+// before orders heap entries: delivery time, then send order.
+func before(a, b heapEntry) bool {
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return h.a[i].order < h.a[j].order
+	return a.order < b.order
 }
 
 func (h *msgHeap) push(m msg) {
@@ -835,38 +918,54 @@ func (h *msgHeap) push(m msg) {
 		slot = int32(len(h.slab))
 		h.slab = append(h.slab, m)
 	}
-	h.a = append(h.a, heapEntry{at: m.at, order: m.order, slot: slot})
-	i := len(h.a) - 1
+	x := heapEntry{at: m.at, order: m.order, slot: slot}
+	h.a = append(h.a, x)
+	a := h.a
+	i := len(a) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if !before(x, a[p]) {
 			break
 		}
-		h.a[i], h.a[p] = h.a[p], h.a[i]
+		a[i] = a[p]
 		i = p
 	}
+	a[i] = x
 }
 
 // pop removes the next message; the pointer is valid until the next push.
+// It moves the hole at the root down to a leaf along the smaller children,
+// then sifts the last entry up from there (one comparison per level on the
+// way down instead of two).
 func (h *msgHeap) pop() *msg {
-	top := h.a[0]
-	last := len(h.a) - 1
-	h.a[0] = h.a[last]
-	h.a = h.a[:last]
-	i := 0
-	for {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < last && h.less(l, m) {
-			m = l
+	a := h.a
+	top := a[0]
+	n := len(a) - 1
+	x := a[n]
+	a = a[:n]
+	h.a = a
+	if n > 0 {
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && before(a[r], a[c]) {
+				c = r
+			}
+			a[i] = a[c]
+			i = c
 		}
-		if r < last && h.less(r, m) {
-			m = r
+		for i > 0 {
+			p := (i - 1) / 2
+			if !before(x, a[p]) {
+				break
+			}
+			a[i] = a[p]
+			i = p
 		}
-		if m == i {
-			break
-		}
-		h.a[i], h.a[m] = h.a[m], h.a[i]
-		i = m
+		a[i] = x
 	}
 	h.free = append(h.free, top.slot)
 	return &h.slab[top.slot]
