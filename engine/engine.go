@@ -298,6 +298,12 @@ func (e *Engine) learn(c Claim) bool {
 	if c.Compare(e.claim) <= 0 {
 		return false
 	}
+	e.adopt(c)
+	return true
+}
+
+// adopt makes c, greater than the winning claim, the winning claim.
+func (e *Engine) adopt(c Claim) {
 	e.claim = c
 	e.gossipSeq++
 	// A claim learned without a report gives its owner a full timeout from
@@ -305,7 +311,6 @@ func (e *Engine) learn(c Claim) bool {
 	e.ownerBase = e.clock.Now()
 	e.ownerReported = false
 	e.ownerOutput = Output{}
-	return true
 }
 
 // issue makes a local claim naming owner (rule 2).
@@ -380,8 +385,10 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 		e.stats.AnnounceErrors++
 		return ErrClaim
 	}
-	e.learn(c.Claim)
-	if c.Claim.Compare(e.claim) < 0 {
+	switch c.Claim.Compare(e.claim) {
+	case 1:
+		e.adopt(c.Claim)
+	case -1:
 		e.peerBehind = true // tell it on the next Tick, at most once per tick
 	}
 	if c.Heartbeat != 0 {

@@ -248,7 +248,7 @@ func Run(seed uint64, opt Options) (Result, error) {
 		seed:   seed,
 		rng:    &prng{src: rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)},
 		opt:    opt,
-		issued: make(map[claimKey]engine.DeviceID),
+		issued: make(map[claimKey]engine.DeviceID, 256),
 	}
 	s.tracing = opt.Trace != nil
 	if s.opt.EventsPerDevice == 0 {
@@ -444,7 +444,7 @@ func (s *sim) persist(d *device, cp engine.Checkpoint) {
 // published records a claim that left the device, checking that it was
 // persisted first and that claims are immutable.
 func (s *sim) published(d *device, c engine.Claim) {
-	if c.IsZero() || c == d.lastPub {
+	if c.Counter == d.lastPub.Counter && c.Issuer == d.lastPub.Issuer && c.Owner == d.lastPub.Owner || c.IsZero() {
 		return
 	}
 	d.lastPub = c
@@ -452,10 +452,12 @@ func (s *sim) published(d *device, c engine.Claim) {
 		s.fail("%s: published claim %v before persisting it (persisted %v)", d.id, c, d.persisted.Claim)
 	}
 	k := claimKey{c.Counter, c.Issuer}
-	if o, ok := s.issued[k]; ok && o != c.Owner {
+	if o, ok := s.issued[k]; !ok {
+		s.issued[k] = c.Owner
+	} else if o != c.Owner {
 		s.fail("claim {%d %s} published with owners %s and %s", c.Counter, c.Issuer, o, c.Owner)
+		s.issued[k] = c.Owner
 	}
-	s.issued[k] = c.Owner
 }
 
 func (s *sim) publishAnnouncement(d *device, a engine.Coordination) {

@@ -1,9 +1,14 @@
 package enginetest
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -117,4 +122,70 @@ func BenchmarkSim(b *testing.B) {
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 	b.ReportMetric(float64(events)/cpu.Seconds(), "events/cpu-s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1e6, "cpu-ms/seed")
+}
+
+// TestSimDeterministic replays a few seeds twice and requires the same
+// trace (by hash) and result: a seed names one run. A run without tracing
+// must give the same result as a traced one.
+func TestSimDeterministic(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 77} {
+		var hashes [2]uint64
+		var results [2]Result
+		for i := range hashes {
+			h := fnv.New64a()
+			lines := 0
+			res, err := Run(seed, Options{EventsPerDevice: 500, Trace: func(s string) {
+				lines++
+				_, _ = io.WriteString(h, s+"\n") // hash.Hash never fails
+			}})
+			if err != nil {
+				t.Fatalf("seed %d: %v\nreplay: %s", seed, err, replay(seed))
+			}
+			if lines == 0 {
+				t.Fatalf("seed %d: empty trace", seed)
+			}
+			hashes[i], results[i] = h.Sum64(), res
+		}
+		if hashes[0] != hashes[1] || results[0] != results[1] {
+			t.Errorf("seed %d: two runs differ: trace %016x vs %016x, %+v vs %+v", seed, hashes[0], hashes[1], results[0], results[1])
+		}
+		plain, err := Run(seed, Options{EventsPerDevice: 500})
+		if err != nil || plain != results[0] {
+			t.Errorf("seed %d: untraced run %+v (%v), traced %+v", seed, plain, err, results[0])
+		}
+	}
+}
+
+// TestMsgHeapOrder checks the message queue against a sort: delivery time,
+// then send order.
+func TestMsgHeapOrder(t *testing.T) {
+	const seed = 7
+	rng := rand.New(rand.NewPCG(seed, 0))
+	var (
+		q     msgHeap
+		want  []msg
+		order uint64
+	)
+	for range 2000 {
+		if rng.IntN(3) != 0 || q.len() == 0 {
+			order++
+			m := msg{at: time.Duration(rng.IntN(50)), order: order, num: order}
+			q.push(m)
+			want = append(want, m)
+			continue
+		}
+		slices.SortFunc(want, func(a, b msg) int {
+			if c := cmp.Compare(a.at, b.at); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.order, b.order)
+		})
+		if at := q.peekAt(); at != want[0].at {
+			t.Fatalf("seed %d: peekAt %v, want %v", seed, at, want[0].at)
+		}
+		if got := q.pop(); got.num != want[0].num {
+			t.Fatalf("seed %d: popped message %d (at %v), want %d (at %v)", seed, got.num, got.at, want[0].num, want[0].at)
+		}
+		want = want[1:]
+	}
 }
