@@ -475,7 +475,7 @@ func (s *sim) publishAnnouncement(d *device, a engine.Coordination) {
 	for _, p := range s.devs {
 		if p != d {
 			m.to = uint16(p.idx)
-			s.send(m)
+			s.send(&m)
 		}
 	}
 }
@@ -489,10 +489,13 @@ func (s *sim) publishCommand(d *device, o outgoing) {
 		s.fail("%s: command sequence %d repeated (last sent %d)", d.id, o.stamp.Sequence, d.sentSeq)
 	}
 	d.sentSeq = o.stamp.Sequence
-	s.send(command(d, o))
+	m := command(d, o)
+	s.send(&m)
 }
 
-func (s *sim) send(m msg) {
+// send queues a copy of m (maybe two, maybe none) with its delivery time
+// and send order set.
+func (s *sim) send(m *msg) {
 	delay := time.Millisecond
 	if s.faults {
 		if s.rng.Float64() < s.dropP {
@@ -500,17 +503,12 @@ func (s *sim) send(m msg) {
 		}
 		delay = time.Duration(1 + s.rng.Int64N(int64(s.maxDelay)))
 		if s.rng.Float64() < s.dupP {
-			d2 := m
-			d2.at = s.now + time.Duration(1+s.rng.Int64N(int64(s.maxDelay)))
 			s.order++
-			d2.order = s.order
-			s.queue.push(d2)
+			s.queue.push(m, s.now+time.Duration(1+s.rng.Int64N(int64(s.maxDelay))), s.order)
 		}
 	}
-	m.at = s.now + delay
 	s.order++
-	m.order = s.order
-	s.queue.push(m)
+	s.queue.push(m, s.now+delay, s.order)
 }
 
 // deliver hands every message due by now to its (live, reachable) receiver.
@@ -910,17 +908,20 @@ func before(a, b heapEntry) bool {
 	return a.order < b.order
 }
 
-func (h *msgHeap) push(m msg) {
+// push queues a copy of m due at at, sent as order.
+func (h *msgHeap) push(m *msg, at time.Duration, order uint64) {
 	var slot int32
 	if n := len(h.free); n > 0 {
 		slot = h.free[n-1]
 		h.free = h.free[:n-1]
-		h.slab[slot] = m
 	} else {
 		slot = int32(len(h.slab))
-		h.slab = append(h.slab, m)
+		h.slab = append(h.slab, msg{})
 	}
-	x := heapEntry{at: m.at, order: m.order, slot: slot}
+	c := &h.slab[slot]
+	*c = *m
+	c.at, c.order = at, order
+	x := heapEntry{at: at, order: order, slot: slot}
 	h.a = append(h.a, x)
 	a := h.a
 	i := len(a) - 1

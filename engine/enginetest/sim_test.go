@@ -170,7 +170,7 @@ func TestMsgHeapOrder(t *testing.T) {
 		if rng.IntN(3) != 0 || q.len() == 0 {
 			order++
 			m := msg{at: time.Duration(rng.IntN(50)), order: order, num: order}
-			q.push(m)
+			q.push(&m, m.at, m.order)
 			want = append(want, m)
 			continue
 		}
