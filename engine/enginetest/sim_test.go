@@ -156,36 +156,64 @@ func TestSimDeterministic(t *testing.T) {
 	}
 }
 
-// TestMsgHeapOrder checks the message queue against a sort: delivery time,
-// then send order.
-func TestMsgHeapOrder(t *testing.T) {
+// TestMsgQueueOrder checks the message queue against a sort: every
+// message due is delivered, by delivery time, then send order, including
+// messages due beyond the wheel's span and after the wheel wrapped.
+func TestMsgQueueOrder(t *testing.T) {
 	const seed = 7
 	rng := rand.New(rand.NewPCG(seed, 0))
 	var (
-		q     msgHeap
+		q     msgQueue
 		want  []msg
 		order uint64
+		now   time.Duration
 	)
-	for range 2000 {
-		if rng.IntN(3) != 0 || q.len() == 0 {
-			order++
-			m := msg{at: time.Duration(rng.IntN(50)), order: order, num: order}
-			q.push(&m, m.at, m.order)
-			want = append(want, m)
+	send := func() {
+		order++
+		delay := 1 + time.Duration(rng.Int64N(int64(300*time.Millisecond)))
+		switch rng.IntN(10) {
+		case 0: // beyond the wheel
+			delay += time.Duration(rng.Int64N(int64(10 * time.Second)))
+		case 1: // same time as others
+			delay = time.Millisecond
+		}
+		m := msg{num: order}
+		q.push(&m, now+delay, order)
+		m.at, m.order = now+delay, order
+		want = append(want, m)
+	}
+	for range 20000 {
+		if rng.IntN(3) != 0 {
+			for range rng.IntN(20) {
+				send()
+			}
 			continue
 		}
+		now += time.Duration(rng.Int64N(int64(200 * time.Millisecond)))
 		slices.SortFunc(want, func(a, b msg) int {
 			if c := cmp.Compare(a.at, b.at); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.order, b.order)
 		})
-		if at := q.peekAt(); at != want[0].at {
-			t.Fatalf("seed %d: peekAt %v, want %v", seed, at, want[0].at)
+		for len(want) > 0 && want[0].at <= now {
+			got := q.popDue(now)
+			if got == nil {
+				t.Fatalf("seed %d: now %v: nothing due, want message %d (at %v)", seed, now, want[0].num, want[0].at)
+			}
+			if got.num != want[0].num || got.at != want[0].at {
+				t.Fatalf("seed %d: now %v: got message %d (at %v), want %d (at %v)", seed, now, got.num, got.at, want[0].num, want[0].at)
+			}
+			want = want[1:]
+			if rng.IntN(4) == 0 { // a delivery makes the receiver send
+				send()
+			}
 		}
-		if got := q.pop(); got.num != want[0].num {
-			t.Fatalf("seed %d: popped message %d (at %v), want %d (at %v)", seed, got.num, got.at, want[0].num, want[0].at)
+		if got := q.popDue(now); got != nil {
+			t.Fatalf("seed %d: now %v: got message %d (at %v), none is due", seed, now, got.num, got.at)
 		}
-		want = want[1:]
+	}
+	if now < 100*wheelSize<<wheelShift {
+		t.Fatalf("seed %d: the wheel did not wrap enough: now %v", seed, now)
 	}
 }
