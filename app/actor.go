@@ -335,7 +335,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 	switch {
 	case !sameItems(q.Items, a.persisted.Items):
 		t.Queue = &q
-	case q.Transport != a.persisted.Transport:
+	case !q.Transport.Equal(a.persisted.Transport):
 		tr := q.Transport
 		t.Transport = &tr
 	}
@@ -376,7 +376,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 func (a *actor) sameTransport(t storage.Transport) bool {
 	p := a.persisted.Transport
 	p.PositionMS, t.PositionMS = 0, 0
-	return p == t
+	return p.Equal(t)
 }
 
 func sameItems(x, y []storage.QueueItem) bool {

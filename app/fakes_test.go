@@ -444,9 +444,12 @@ func buildRig(t testing.TB, id engine.DeviceID, peers ...engine.DeviceID) *rig {
 	return r
 }
 
-func (r *rig) start(opts Options) {
+func (r *rig) start(opts Options) { r.startWith(opts, r.store) }
+
+// startWith starts the app with store in place of the rig's fake store.
+func (r *rig) startWith(opts Options, store Store) {
 	opts.Clock, opts.Ticks = r.clock, r.ticks
-	deps := Deps{Store: r.store, Output: r.out, Transport: r.tr}
+	deps := Deps{Store: store, Output: r.out, Transport: r.tr}
 	if r.lib != nil {
 		deps.Library = r.lib
 	}

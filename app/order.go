@@ -8,8 +8,8 @@ import (
 // The play order. Without shuffle the queue plays in its own order; with
 // shuffle PlayerState.Order lists the queue's indexes in play order. The
 // order is generated from PlayerState.Seed, so it is reproducible, and it
-// is carried in the snapshot and persisted with the queue, so every device
-// and a restart agree on it.
+// is carried in the snapshot and persisted in the storage transport (seed
+// and order), so every device and a restart agree on it.
 
 // mix is splitmix64: it derives a new seed from an old one.
 func mix(x uint64) uint64 {

@@ -58,8 +58,8 @@ type PlayerState struct {
 	// Seed generates the shuffled play order; Order is that order (a
 	// permutation of the queue's indexes, the current track first when
 	// shuffle was turned on) while Shuffle is on, and empty otherwise.
-	// Both travel in the snapshot and are persisted with the queue, so
-	// every device and a restart follow the same order.
+	// Both travel in the snapshot and are persisted in the storage
+	// transport, so every device and a restart follow the same order.
 	Seed  uint64 `json:"seed,omitempty"`
 	Order []int  `json:"order,omitempty"`
 	// Notice is the owner's latest message about the shared playback
@@ -373,65 +373,51 @@ func (s *PlayerState) normalize() {
 	}
 }
 
-// itemMeta is the display metadata of a stored queue item, plus its place
-// in the shuffled order (and, on the first item, the order's seed): the
-// storage transport has no field for them, and keeping them in the items
-// commits them in the same transaction as the queue.
+// itemMeta is the display metadata of a stored queue item.
 type itemMeta struct {
 	Entry
-	Rank *int   `json:"shuffle_rank,omitempty"`
-	Seed uint64 `json:"shuffle_seed,omitempty"`
 }
 
-// durable is the storage form of s.
+// legacyOrderMeta is how builds before the transport's shuffle columns
+// kept the shuffled order: each item's place in it, and the seed on the
+// first item. It is only read, to resume such a queue in the same order.
+type legacyOrderMeta struct {
+	Rank *int   `json:"shuffle_rank"`
+	Seed uint64 `json:"shuffle_seed"`
+}
+
+// durable is the storage form of s. The shuffled order is stored as it
+// is, not only its seed: "play next" and appended tracks change it in ways
+// the seed does not record.
 func (s PlayerState) durable() storage.QueueState {
 	q := storage.QueueState{Items: make([]storage.QueueItem, 0, len(s.Queue))}
-	var rank []int
-	if s.Shuffle && isPermutation(s.Order, len(s.Queue)) {
-		rank = make([]int, len(s.Queue))
-		for pos, i := range s.Order {
-			rank[i] = pos
-		}
-	}
-	for i, e := range s.Queue {
-		m := itemMeta{Entry: Entry{Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS}}
-		if rank != nil {
-			m.Rank = &rank[i]
-			if i == 0 {
-				m.Seed = s.Seed
-			}
-		}
-		meta, _ := json.Marshal(m)
+	for _, e := range s.Queue {
+		meta, _ := json.Marshal(itemMeta{Entry: Entry{Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS}})
 		q.Items = append(q.Items, storage.QueueItem{ContentID: e.ContentID, Meta: meta})
 	}
 	q.Transport = storage.Transport{Index: s.Index, PositionMS: s.PositionMS, Playing: s.Playing,
-		Volume: s.Volume, Shuffle: s.Shuffle, Repeat: storage.Repeat(s.Repeat)}
+		Volume: s.Volume, Shuffle: s.Shuffle, Repeat: storage.Repeat(s.Repeat), ShuffleSeed: s.Seed}
+	if s.Shuffle && isPermutation(s.Order, len(s.Queue)) {
+		q.ShuffleOrder = slices.Clone(s.Order) // s.Order is edited in place
+	}
 	return q
 }
 
-// stateFromDurable restores the state a previous launch persisted.
+// stateFromDurable restores the state a previous launch persisted: the
+// stored order, or one generated again from the seed and the queue when
+// none fits (normalize).
 func stateFromDurable(q storage.QueueState) PlayerState {
 	s := PlayerState{Index: q.Index, PositionMS: q.PositionMS, Playing: q.Playing, Volume: q.Volume,
-		Shuffle: q.Shuffle, Repeat: string(q.Repeat)}
-	order := make([]int, len(q.Items))
-	ranked := q.Shuffle
-	for i, it := range q.Items {
+		Shuffle: q.Shuffle, Repeat: string(q.Repeat), Seed: q.ShuffleSeed, Order: slices.Clone(q.ShuffleOrder)}
+	for _, it := range q.Items {
 		var m itemMeta
 		_ = json.Unmarshal(it.Meta, &m) // display only: a bad meta shows the id
 		e := m.Entry
 		e.ContentID = it.ContentID
 		s.Queue = append(s.Queue, e)
-		if i == 0 {
-			s.Seed = m.Seed
-		}
-		if m.Rank == nil || *m.Rank < 0 || *m.Rank >= len(q.Items) {
-			ranked = false
-			continue
-		}
-		order[*m.Rank] = i
 	}
-	if ranked {
-		s.Order = order
+	if s.Shuffle && s.Seed == 0 && len(s.Order) == 0 {
+		s.Seed, s.Order = legacyOrder(q.Items)
 	}
 	if s.Repeat == "" {
 		s.Repeat = "off"
@@ -441,6 +427,24 @@ func stateFromDurable(q storage.QueueState) PlayerState {
 		return defaultState()
 	}
 	return s
+}
+
+// legacyOrder reads the seed and order an older build kept in the items'
+// metadata; a nil order when they are missing or damaged.
+func legacyOrder(items []storage.QueueItem) (uint64, []int) {
+	var seed uint64
+	order := make([]int, len(items))
+	for i, it := range items {
+		var m legacyOrderMeta
+		if json.Unmarshal(it.Meta, &m) != nil || m.Rank == nil || *m.Rank < 0 || *m.Rank >= len(items) {
+			return seed, nil
+		}
+		if i == 0 {
+			seed = m.Seed
+		}
+		order[*m.Rank] = i
+	}
+	return seed, order
 }
 
 // extrapolate is the position now of a state that was at PositionMS

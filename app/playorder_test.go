@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/storage"
 )
 
 func queueOf(n int) []Entry {
@@ -189,12 +191,137 @@ func TestShuffleOrderSurvivesStorage(t *testing.T) {
 	if !slices.Equal(back.Order, s.Order) || back.Seed != s.Seed || back.Index != s.Index || !back.Shuffle {
 		t.Fatalf("restored order %v seed %d index %d, want %v %d %d", back.Order, back.Seed, back.Index, s.Order, s.Seed, s.Index)
 	}
-	// A damaged order is generated again from the seed, never rejected.
+	// The items carry display metadata only.
+	for i, it := range s.durable().Items {
+		if strings.Contains(string(it.Meta), "shuffle") || strings.Contains(string(it.Meta), "seed") {
+			t.Fatalf("item %d metadata %s carries the play order", i, it.Meta)
+		}
+	}
+	// An order that does not fit is generated again from the seed and the
+	// queue, never rejected.
 	q := s.durable()
-	q.Items[0].Meta = json.RawMessage(`{"title":"x"}`)
-	if r := stateFromDurable(q); !isPermutation(r.Order, 12) || len(r.Queue) != 12 {
+	q.ShuffleOrder = []int{0, 0}
+	r := stateFromDurable(q)
+	if !isPermutation(r.Order, 12) || len(r.Queue) != 12 || r.Seed != s.Seed {
 		t.Fatalf("damaged order not repaired: %v", r.Order)
 	}
+	if want := shuffledOrder(s.Seed, 12, s.Index); !slices.Equal(r.Order, want) {
+		t.Fatalf("repaired order %v, want %v from the seed", r.Order, want)
+	}
+	// A queue stored by a build that kept the order in the items'
+	// metadata resumes in that order.
+	old := s.durable()
+	old.ShuffleSeed, old.ShuffleOrder = 0, nil
+	for pos, i := range s.Order {
+		meta := fmt.Sprintf(`{"title":"t","shuffle_rank":%d}`, pos)
+		if i == 0 {
+			meta = fmt.Sprintf(`{"title":"t","shuffle_rank":%d,"shuffle_seed":%d}`, pos, s.Seed)
+		}
+		old.Items[i].Meta = json.RawMessage(meta)
+	}
+	if r := stateFromDurable(old); !slices.Equal(r.Order, s.Order) || r.Seed != s.Seed {
+		t.Fatalf("legacy order %v seed %d, want %v %d", r.Order, r.Seed, s.Order, s.Seed)
+	}
+}
+
+// diskQueueStore is the fake store with the queue and transport kept in a
+// real database, so a restart reads them back from SQLite.
+type diskQueueStore struct {
+	*fakeStore
+	db *storage.Store
+}
+
+func (s diskQueueStore) Commit(t storage.Transition) error {
+	if t.Queue != nil || t.Transport != nil {
+		if err := s.db.Commit(storage.Transition{Queue: t.Queue, Transport: t.Transport}); err != nil {
+			return err
+		}
+	}
+	return s.fakeStore.Commit(t)
+}
+
+func (s diskQueueStore) Queue() (storage.QueueState, error) { return s.db.Queue() }
+
+// A restart resumes the same shuffled order from the database, also after
+// "play next" and appended tracks changed it in ways the seed alone does
+// not give, and the order is kept in the transport, not the items.
+func TestShuffleRestartResumesSameOrderFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	open := func() *storage.Store {
+		db, err := storage.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	r := buildRig(t, self)
+	for i := range 8 {
+		r.store.addTrack(fmt.Sprintf("b3:%02d", i), 200*time.Second)
+	}
+	db := open()
+	r.startWith(Options{Config: fastCfg()}, diskQueueStore{r.store, db})
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:00", "b3:01", "b3:02", "b3:03", "b3:04"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.app.SetShuffle(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.app.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.app.Enqueue([]string{"b3:05"}, true); err != nil { // play next
+		t.Fatal(err)
+	}
+	if err := r.app.Enqueue([]string{"b3:06", "b3:07"}, false); err != nil {
+		t.Fatal(err)
+	}
+	before := r.app.Status()
+	seed := r.st().Seed
+	if fromSeed := shuffledOrder(seed, len(before.Queue), before.Order[0]); slices.Equal(fromSeed, before.Order) {
+		t.Fatalf("order %v is the seed's own: the test would not tell a stored order from a derived one", before.Order)
+	}
+	stored, err := db.Queue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(stored.ShuffleOrder, before.Order) || stored.ShuffleSeed != seed {
+		t.Fatalf("stored order %v seed %d, want %v %d", stored.ShuffleOrder, stored.ShuffleSeed, before.Order, seed)
+	}
+	for i, it := range stored.Items {
+		if strings.Contains(string(it.Meta), "shuffle") {
+			t.Fatalf("item %d metadata %s carries the play order", i, it.Meta)
+		}
+	}
+
+	// Restart: a new process opens the database again.
+	_ = r.app.Close()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = open()
+	t.Cleanup(func() { _ = db.Close() })
+	r.out = newFakeOutput(r.j, r.clock)
+	r.startWith(Options{Config: fastCfg()}, diskQueueStore{r.store, db})
+	r.advance(500 * time.Millisecond)
+	after := r.app.Status()
+	if !slices.Equal(after.Order, before.Order) || after.Index != before.Index || !after.Shuffle || r.st().Seed != seed {
+		t.Fatalf("after a restart: order %v index %d seed %d, want %v %d %d", after.Order, after.Index, r.st().Seed, before.Order, before.Index, seed)
+	}
+	// And it plays on along that order: the "play next" track comes next.
+	if err := r.app.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.app.Status(); st.Queue[st.Index].ContentID != "b3:05" {
+		t.Fatalf("after the restart Next played %s, want the play-next track b3:05 (order %v)", st.Queue[st.Index].ContentID, st.Order)
+	}
+}
+
+// st is the actor's player state.
+func (r *rig) st() PlayerState {
+	var s PlayerState
+	r.do(func(a *actor) { s = a.st.clone() })
+	return s
 }
 
 // A restarted owner, and a controller showing its snapshot, follow the

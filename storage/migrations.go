@@ -204,6 +204,13 @@ CREATE TRIGGER tracks_fts_update AFTER UPDATE OF search_text ON tracks BEGIN
 	INSERT INTO tracks_fts (rowid, search_text) VALUES (new.id, new.search_text);
 END;
 `, fill: fillSearchText},
+	// The shuffled play order used to travel inside each queue item's
+	// metadata; it gets its own columns. shuffle_seed holds the uint64 bit
+	// for bit; shuffle_order is a JSON array of queue indexes.
+	{name: "queue: shuffle seed and order in the transport", up: `
+ALTER TABLE transport ADD COLUMN shuffle_seed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE transport ADD COLUMN shuffle_order TEXT NOT NULL DEFAULT '[]';
+`},
 }
 
 // fillSearchText computes tracks.search_text for every track; the update

@@ -39,6 +39,16 @@ VALUES ('/m/1.flac', 'b3:1', 1, 1, 'flac', 'Svefn-g-englar', '["Sigur Rós"]', '
 				t.Fatal(err)
 			}
 		}
+		// A transport written before migration 6 gave the shuffle seed
+		// and order their own columns.
+		if k >= 1 && k < 6 {
+			if _, err := db.Exec(`INSERT INTO transport (id, idx, position_ms, playing, volume, shuffle, repeat) VALUES (1, 0, 4200, 0, 40, 1, 'all')`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`INSERT INTO queue_items (position, content_id, meta) VALUES (0, 'b3:1', '{}')`); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if k >= 3 {
 			if _, err := db.Exec(`INSERT INTO op_log (id, origin, seq, hlc_ms, kind, body) VALUES ('dev_a:1', 'dev_a', 1, 5, 'device_trusted', '{}')`); err != nil {
 				t.Fatal(err)
@@ -74,6 +84,15 @@ VALUES ('/m/1.flac', 'b3:1', 1, 1, 'flac', 'Svefn-g-englar', '["Sigur Rós"]', '
 				if res, err := s.Search(q, 10); err != nil || len(res) != 1 {
 					t.Errorf("from %d: Search(%q) = %v, %v; want the track written before the migration", k, q, res, err)
 				}
+			}
+		}
+		// Migration 6 keeps the transport and gives it no seed and no
+		// order: the caller derives a new order.
+		if k >= 1 && k < 6 {
+			q, err := s.Queue()
+			want := Transport{PositionMS: 4200, Volume: 40, Shuffle: true, Repeat: RepeatAll}
+			if err != nil || !q.Transport.Equal(want) || len(q.Items) != 1 {
+				t.Errorf("from %d: queue %+v, %v; want transport %+v and the item", k, q, err, want)
 			}
 		}
 		// Migration 4 adopts an op log written before the log had a group

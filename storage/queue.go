@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Limits on the queue.
@@ -40,6 +41,22 @@ type Transport struct {
 	Volume     int    `json:"volume"` // 0..100
 	Shuffle    bool   `json:"shuffle"`
 	Repeat     Repeat `json:"repeat"`
+	// ShuffleSeed is the seed the caller generates its shuffled play order
+	// from; all 64 bits are kept. 0 in a database from before it existed.
+	ShuffleSeed uint64 `json:"shuffle_seed"`
+	// ShuffleOrder is the play order as queue indexes: empty, or a
+	// permutation of 0..len(items)-1. It is stored rather than derived
+	// from ShuffleSeed because edits of a shuffled queue ("play next")
+	// change it in ways the seed does not record.
+	ShuffleOrder []int `json:"shuffle_order,omitempty"`
+}
+
+// Equal reports whether t and u are the same transport (Transport holds a
+// slice, so == does not compile).
+func (t Transport) Equal(u Transport) bool {
+	return t.Index == u.Index && t.PositionMS == u.PositionMS && t.Playing == u.Playing &&
+		t.Volume == u.Volume && t.Shuffle == u.Shuffle && t.Repeat == u.Repeat &&
+		t.ShuffleSeed == u.ShuffleSeed && slices.Equal(t.ShuffleOrder, u.ShuffleOrder)
 }
 
 // QueueState is the queue and its transport.
@@ -60,6 +77,27 @@ func (t Transport) validateModes() error {
 		return fmt.Errorf("%w: repeat %q, want off, all or one", ErrInvalid, t.Repeat)
 	case t.PositionMS < 0:
 		return fmt.Errorf("%w: position_ms %d is negative", ErrInvalid, t.PositionMS)
+	case len(t.ShuffleOrder) > MaxQueueItems:
+		return fmt.Errorf("%w: shuffle order of %d entries, want at most %d", ErrInvalid, len(t.ShuffleOrder), MaxQueueItems)
+	}
+	return nil
+}
+
+// validateOrder checks that the shuffle order is empty or a permutation
+// of the queue's indexes.
+func (t Transport) validateOrder(items int) error {
+	if len(t.ShuffleOrder) == 0 {
+		return nil
+	}
+	if len(t.ShuffleOrder) != items {
+		return fmt.Errorf("%w: shuffle order of %d entries for %d queue items", ErrInvalid, len(t.ShuffleOrder), items)
+	}
+	seen := make([]bool, items)
+	for _, v := range t.ShuffleOrder {
+		if v < 0 || v >= items || seen[v] {
+			return fmt.Errorf("%w: shuffle order %v is not a permutation of the queue's indexes", ErrInvalid, t.ShuffleOrder)
+		}
+		seen[v] = true
 	}
 	return nil
 }
@@ -74,7 +112,7 @@ func (t Transport) validate(items int) error {
 	case items > 0 && (t.Index < 0 || t.Index >= items):
 		return fmt.Errorf("%w: index %d, want 0..%d", ErrInvalid, t.Index, items-1)
 	}
-	return nil
+	return t.validateOrder(items)
 }
 
 func (q QueueState) validate() error {
@@ -100,15 +138,23 @@ func (q QueueState) validate() error {
 func (s *Store) Queue() (QueueState, error) {
 	q := QueueState{Transport: DefaultTransport()}
 	var playing, shuffle int
-	var repeat string
-	err := s.db.QueryRow(`SELECT idx, position_ms, playing, volume, shuffle, repeat FROM transport WHERE id = 1`).
-		Scan(&q.Index, &q.PositionMS, &playing, &q.Volume, &shuffle, &repeat)
+	var seed int64
+	var repeat, order string
+	err := s.db.QueryRow(`SELECT idx, position_ms, playing, volume, shuffle, repeat, shuffle_seed, shuffle_order FROM transport WHERE id = 1`).
+		Scan(&q.Index, &q.PositionMS, &playing, &q.Volume, &shuffle, &repeat, &seed, &order)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
 		return QueueState{}, fmt.Errorf("storage: read transport: %w", err)
 	default:
 		q.Playing, q.Shuffle, q.Repeat = playing != 0, shuffle != 0, Repeat(repeat)
+		q.ShuffleSeed = uint64(seed) // stored bit for bit as SQLite's signed integer
+		if err := json.Unmarshal([]byte(order), &q.ShuffleOrder); err != nil {
+			return QueueState{}, fmt.Errorf("storage: read transport: shuffle order: %w", err)
+		}
+		if len(q.ShuffleOrder) == 0 {
+			q.ShuffleOrder = nil
+		}
 	}
 	rows, err := s.db.Query(`SELECT content_id, meta FROM queue_items ORDER BY position`)
 	if err != nil {
@@ -152,10 +198,19 @@ func writeQueue(tx *sql.Tx, q QueueState) error {
 }
 
 func writeTransport(tx *sql.Tx, t Transport) error {
-	_, err := tx.Exec(`INSERT INTO transport (id, idx, position_ms, playing, volume, shuffle, repeat) VALUES (1, ?, ?, ?, ?, ?, ?)
+	order := []byte("[]")
+	if len(t.ShuffleOrder) > 0 {
+		var err error
+		if order, err = json.Marshal(t.ShuffleOrder); err != nil {
+			return fmt.Errorf("storage: write transport: %w", err)
+		}
+	}
+	_, err := tx.Exec(`INSERT INTO transport (id, idx, position_ms, playing, volume, shuffle, repeat, shuffle_seed, shuffle_order)
+VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET idx = excluded.idx, position_ms = excluded.position_ms, playing = excluded.playing,
-	volume = excluded.volume, shuffle = excluded.shuffle, repeat = excluded.repeat`,
-		t.Index, t.PositionMS, t.Playing, t.Volume, t.Shuffle, string(t.Repeat))
+	volume = excluded.volume, shuffle = excluded.shuffle, repeat = excluded.repeat,
+	shuffle_seed = excluded.shuffle_seed, shuffle_order = excluded.shuffle_order`,
+		t.Index, t.PositionMS, t.Playing, t.Volume, t.Shuffle, string(t.Repeat), int64(t.ShuffleSeed), string(order))
 	if err != nil {
 		return fmt.Errorf("storage: write transport: %w", err)
 	}

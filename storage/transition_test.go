@@ -19,8 +19,11 @@ func testCheckpoint(counter, hb uint64) *engine.Checkpoint {
 }
 
 func testQueue(n int) *QueueState {
-	q := &QueueState{Transport: Transport{Index: n - 1, PositionMS: 1234, Playing: true, Volume: 70, Shuffle: true, Repeat: RepeatOne}}
+	// The seed has its high bit set: SQLite's integers are signed.
+	q := &QueueState{Transport: Transport{Index: n - 1, PositionMS: 1234, Playing: true, Volume: 70, Shuffle: true, Repeat: RepeatOne,
+		ShuffleSeed: 0xfedcba9876543210}}
 	for i := 0; i < n; i++ {
+		q.ShuffleOrder = append(q.ShuffleOrder, n-1-i)
 		q.Items = append(q.Items, QueueItem{ContentID: "b3:" + string(rune('a'+i)), Meta: json.RawMessage(`{"title":"Jóga","artists":["Björk"],"duration_ms":305000}`)})
 	}
 	return q
@@ -185,6 +188,10 @@ func TestTransitionValidation(t *testing.T) {
 		{Queue: &QueueState{Items: []QueueItem{{ContentID: ""}}, Transport: DefaultTransport()}},
 		{Queue: &QueueState{Items: []QueueItem{{ContentID: "x", Meta: json.RawMessage(`{bad`)}}, Transport: DefaultTransport()}},
 		{Queue: testQueue(1), Transport: &Transport{Volume: 1, Repeat: RepeatOff}},
+		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{0}}},    // order shorter than the stored queue
+		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{1, 1}}}, // not a permutation
+		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{0, 2}}}, // out of range
+		{Queue: &QueueState{Items: testQueue(2).Items, Transport: Transport{Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{0, 1, 2}}}},
 		{Ops: []Op{{ID: "dev_a:2", Origin: "dev_a", Seq: 1, Kind: "k", Body: json.RawMessage(`{}`)}}},
 		{Ops: []Op{{ID: "dev_a:0", Origin: "dev_a", Seq: 0, Kind: "k", Body: json.RawMessage(`{}`)}}},
 		{Ops: []Op{{ID: "dev_a:1", Origin: "dev_a", Seq: 1, Kind: "k", Body: json.RawMessage(`nope`)}}},
@@ -206,15 +213,23 @@ func TestTransitionValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	q, _ := s.Queue()
-	if q.Transport != tp || len(q.Items) != 2 {
+	if !q.Transport.Equal(tp) || len(q.Items) != 2 {
 		t.Fatalf("queue after transport commit: %+v", q)
+	}
+	// ... and carries the shuffle seed and order.
+	tp = Transport{Index: 1, Volume: 3, Repeat: RepeatOff, Shuffle: true, ShuffleSeed: 1<<63 | 5, ShuffleOrder: []int{1, 0}}
+	if err := s.Commit(Transition{Transport: &tp}); err != nil {
+		t.Fatal(err)
+	}
+	if q, _ := s.Queue(); !q.Transport.Equal(tp) || len(q.Items) != 2 {
+		t.Fatalf("queue after a shuffled transport commit: %+v, want %+v", q.Transport, tp)
 	}
 }
 
 func TestQueueDefaults(t *testing.T) {
 	s, _ := openTemp(t)
 	q, err := s.Queue()
-	if err != nil || len(q.Items) != 0 || q.Transport != DefaultTransport() {
+	if err != nil || len(q.Items) != 0 || !q.Transport.Equal(DefaultTransport()) {
 		t.Fatalf("fresh queue %+v %v", q, err)
 	}
 }
