@@ -11,9 +11,12 @@
 // included) the package can measure, at any time:
 //
 //   - available: the device opened without error and is consuming samples
-//     (the number of frames handed to the device advanced within
-//     Options.StallTimeout; a newly opened device gets Options.StartupGrace
-//     to start, during which it is neither available nor failed);
+//     (the device took more than its prefill, and the number of frames
+//     handed to it advanced within Options.StallTimeout, so the brief
+//     stalls PulseAudio imposes when other clients come and go are not
+//     outages; a newly opened device gets Options.StartupGrace to start,
+//     during which it is neither available nor failed; a device error
+//     counts at once);
 //   - playing: available, and the frames the device consumed last were track
 //     samples (not the silence of pause, stop or a starved decoder);
 //   - position: the track position of the last frame the device consumed

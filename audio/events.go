@@ -17,8 +17,8 @@ type Event interface{ isEvent() }
 // Availability reports a change of "the device opened without error and
 // consumes samples". Err says why it is not available: the device error, or
 // ErrNotConsuming while it opened but does not pull samples. The first one
-// comes when the device first consumes samples, fails, or is still silent
-// after Options.StartupGrace.
+// comes when the device starts running (consumes past its prefill), fails,
+// or has not started after Options.StartupGrace.
 type Availability struct {
 	Available bool
 	Err       error

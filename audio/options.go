@@ -23,15 +23,19 @@ type Options struct {
 	// PositionInterval between Position events while playing, 10ms..10s;
 	// 0 means 250ms.
 	PositionInterval time.Duration
-	// StallTimeout after which a device that stopped consuming is reported
-	// unavailable, 100ms..10s; 0 means 500ms.
+	// StallTimeout after which a running device that stopped consuming is
+	// reported unavailable, 100ms..10s; 0 means 3s. PulseAudio stalls
+	// every stream for a moment when another client starts or stops, and a
+	// loaded machine for longer: a shorter stall is not an outage. A device
+	// error is reported at once.
 	StallTimeout time.Duration
-	// StartupGrace is how long a newly opened device may take to consume
-	// its first samples before it is reported unavailable, 100ms..30s; 0
-	// means 5s. An idle PulseAudio sink stalls a new stream for 1-2 s (see
-	// PLATFORM.md). Until then the output is neither available nor failed:
-	// Report has Available false and Err nil, and no Availability event is
-	// sent. A device error is reported at once.
+	// StartupGrace is how long a newly opened device may take to start
+	// running (consume more than its prefill of about twice BufferSize)
+	// before it is reported unavailable, 100ms..30s; 0 means 5s. A new
+	// stream takes its prefill at once, then an idle PulseAudio sink stalls
+	// it for 1-2 s (see PLATFORM.md). Until then the output is neither
+	// available nor failed: Report has Available false and Err nil, and no
+	// Availability event is sent. A device error is reported at once.
 	StartupGrace time.Duration
 	// EventBuffer is the capacity of the Events channel, 16..65536; 0 means
 	// 1024.
@@ -87,7 +91,7 @@ func (o Options) withDefaults() Options {
 	def(&o.ReadAhead, 500*time.Millisecond)
 	def(&o.Tick, 10*time.Millisecond)
 	def(&o.PositionInterval, 250*time.Millisecond)
-	def(&o.StallTimeout, 500*time.Millisecond)
+	def(&o.StallTimeout, 3*time.Second)
 	def(&o.StartupGrace, 5*time.Second)
 	return o
 }

@@ -248,6 +248,7 @@ type meter struct {
 	consumed    int64
 	heard       int64
 	lastAdvance time.Time
+	started     bool // consumed more than the prefill: the device runs
 	known       bool // an Availability was emitted
 	available   bool
 	errText     string
@@ -270,14 +271,22 @@ func (o *Output) measure(m *meter, now time.Time) {
 			m.lastAdvance = now
 		}
 	}
-	available := dev != nil && devErr == nil && !m.lastAdvance.IsZero() &&
+	// A new stream takes its prefill (the sound server's buffer, about
+	// BufferSize) at once, then an idle PulseAudio sink can stall it for
+	// 1-2 s: only consumption past the prefill shows a running device.
+	if !m.started && m.consumed > o.prefill() {
+		m.started = true
+	}
+	// Once running, a stall counts only after StallTimeout: PulseAudio
+	// stalls every stream briefly when another client comes or goes.
+	available := dev != nil && devErr == nil && m.started &&
 		now.Sub(m.lastAdvance) <= o.opts.StallTimeout
 	var why error
 	switch {
 	case available:
 	case devErr != nil:
 		why = devErr
-	case m.lastAdvance.IsZero() && now.Sub(m.start) < o.opts.StartupGrace:
+	case !m.started && now.Sub(m.start) < o.opts.StartupGrace:
 		// Starting: not yet known, so neither available nor an error.
 	default:
 		why = ErrNotConsuming
@@ -320,6 +329,13 @@ func (o *Output) measure(m *meter, now time.Time) {
 	o.repMu.Lock()
 	o.report = Report{Available: available, Err: why, Playing: playing, Track: st.track, Pos: pos, Consumed: m.consumed}
 	o.repMu.Unlock()
+}
+
+// prefill is how many frames a device may take when it opens without
+// running: its own buffer (BufferSize), counted twice for the sound
+// server's rounding of it.
+func (o *Output) prefill() int64 {
+	return 2 * durationToFrames(o.opts.BufferSize, o.opts.SampleRate)
 }
 
 // failedDevice stands for a device that did not open.

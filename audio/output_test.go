@@ -44,6 +44,10 @@ func drain(o *Output) []Event {
 	}
 }
 
+// testPrefill is the consumption of a device that opened but does not run
+// yet, at the default options: twice BufferSize (40ms).
+const testPrefill = 2 * 1764
+
 // TestAvailabilityIsMeasured: available only while the device consumes;
 // a stall past StallTimeout or a device error makes it unavailable, with
 // the reason.
@@ -57,22 +61,22 @@ func TestAvailabilityIsMeasured(t *testing.T) {
 	if r := o.Report(); r.Available || r.Playing || r.Err != nil {
 		t.Fatalf("report %+v, want neither available nor failed", r)
 	}
-	pull(o.mix, 441)
+	pull(o.mix, testPrefill+441)
 	o.measure(m, t0.Add(10*time.Millisecond))
 	if evs := drain(o); len(evs) != 1 || evs[0] != (Availability{Available: true}) {
 		t.Fatalf("after consumption: %+v, want available", evs)
 	}
-	// No consumption for less than the stall timeout: still available.
-	o.measure(m, t0.Add(500*time.Millisecond))
+	// No consumption for less than the stall timeout (3s): still available.
+	o.measure(m, t0.Add(3010*time.Millisecond))
 	if evs := drain(o); len(evs) != 0 || !o.Report().Available {
 		t.Fatalf("within stall timeout: %+v %+v", evs, o.Report())
 	}
-	o.measure(m, t0.Add(511*time.Millisecond))
+	o.measure(m, t0.Add(3011*time.Millisecond))
 	if evs := drain(o); len(evs) != 1 || evs[0].(Availability).Available || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
 		t.Fatalf("stalled: %+v, want unavailable", evs)
 	}
 	pull(o.mix, 441)
-	o.measure(m, t0.Add(520*time.Millisecond))
+	o.measure(m, t0.Add(3020*time.Millisecond))
 	if evs := drain(o); len(evs) != 1 || !evs[0].(Availability).Available {
 		t.Fatalf("consuming again: %+v", evs)
 	}
@@ -80,7 +84,7 @@ func TestAvailabilityIsMeasured(t *testing.T) {
 	d.err = errors.New("oto: ALSA error at snd_pcm_writei: broken pipe")
 	d.mu.Unlock()
 	pull(o.mix, 441)
-	o.measure(m, t0.Add(530*time.Millisecond))
+	o.measure(m, t0.Add(3030*time.Millisecond))
 	evs := drain(o)
 	if len(evs) != 1 || evs[0].(Availability).Available || !strings.Contains(evs[0].(Availability).Err.Error(), "ALSA") {
 		t.Fatalf("device error: %+v, want unavailable with the ALSA error", evs)
@@ -107,13 +111,13 @@ func TestStartupGrace(t *testing.T) {
 		if r := o.Report(); r.Available || r.Err != nil {
 			t.Fatalf("report %+v, want not available, no error", r)
 		}
-		pull(o.mix, 441)
+		pull(o.mix, testPrefill+441)
 		o.measure(m, t0.Add(2010*time.Millisecond))
 		if evs := drain(o); len(evs) != 1 || evs[0] != (Availability{Available: true}) {
 			t.Fatalf("first samples consumed: %+v, want available (and nothing before)", evs)
 		}
-		// Past the first samples, a stall is judged by StallTimeout only.
-		o.measure(m, t0.Add(2521*time.Millisecond))
+		// Once running, a stall is judged by StallTimeout only.
+		o.measure(m, t0.Add(5011*time.Millisecond))
 		if evs := drain(o); len(evs) != 1 || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
 			t.Fatalf("stalled after starting: %+v, want unavailable", evs)
 		}
@@ -241,6 +245,7 @@ func TestOptionsValidate(t *testing.T) {
 func TestHeardLagsConsumption(t *testing.T) {
 	o, _, m := newTestOutput(t)
 	o.latency = 1764
+	m.started = true // a running device: TestStartupPrefillStall covers the start
 	a, _ := toneSource("a", 440, testRate)
 	ta := o.Play(a, 0)
 	waitFor(t, "decoded", func() bool { return decoded(o.mix, o.mix.cur) })
@@ -274,5 +279,179 @@ func TestReasonIsShort(t *testing.T) {
 		if got := Reason(c.err); got != c.want {
 			t.Errorf("Reason(%v) = %q, want %q", c.err, got, c.want)
 		}
+	}
+}
+
+// sim drives measure on a fake clock every Tick (10ms), the device taking
+// perTick frames per tick unless stalled(now) says it is stalled.
+type sim struct {
+	t       *testing.T
+	o       *Output
+	m       *meter
+	now     time.Time
+	perTick int
+	before  func() // runs before each pull (waits for the decoder)
+}
+
+func (s *sim) run(d time.Duration, stalled func(at time.Duration) bool, check func(at time.Duration, evs []Event)) {
+	s.t.Helper()
+	for at := time.Duration(0); at < d; at += 10 * time.Millisecond {
+		s.now = s.now.Add(10 * time.Millisecond)
+		if !stalled(at) {
+			if s.before != nil {
+				s.before()
+			}
+			pull(s.o.mix, s.perTick)
+		}
+		s.o.measure(s.m, s.now)
+		check(at, drain(s.o))
+	}
+}
+
+// availabilityAndActivity keeps the Availability and Activity events: a
+// brief stall must change neither.
+func availabilityAndActivity(evs []Event) []Event {
+	var out []Event
+	for _, ev := range evs {
+		switch ev.(type) {
+		case Availability, Activity:
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// TestStartupPrefillStall is QA N2 as measured on a private PulseAudio: the
+// new stream takes its prefill (about BufferSize) within 20ms, then the
+// idle sink stalls it for 1.9s, then it runs. That start is no outage: no
+// Availability event before the device runs, none with an error, and the
+// first is Available once it runs. A device that takes its prefill and
+// never runs is reported unavailable after StartupGrace, not before.
+func TestStartupPrefillStall(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	t.Run("slow start", func(t *testing.T) {
+		o, _, m := newTestOutput(t)
+		o.measure(m, t0)
+		pull(o.mix, 2900) // the largest prefill seen: 1000-2999 frames
+		s := &sim{t: t, o: o, m: m, now: t0.Add(20 * time.Millisecond), perTick: 441}
+		var got []Event
+		s.run(10*time.Second, func(at time.Duration) bool { return at < 1900*time.Millisecond }, func(at time.Duration, evs []Event) {
+			got = append(got, evs...)
+			r := o.Report()
+			if r.Err != nil {
+				t.Fatalf("at +%v: report %+v, want no error while starting", at, r)
+			}
+			if at < 1900*time.Millisecond && r.Available {
+				t.Fatalf("at +%v: available before the device ran past its prefill", at)
+			}
+		})
+		if len(got) != 1 || got[0] != (Availability{Available: true}) {
+			t.Fatalf("events %+v, want only Available once it runs", got)
+		}
+	})
+	t.Run("prefill then nothing", func(t *testing.T) {
+		o, _, m := newTestOutput(t)
+		o.measure(m, t0)
+		pull(o.mix, 1764)
+		s := &sim{t: t, o: o, m: m, now: t0, perTick: 441}
+		s.run(6*time.Second, func(time.Duration) bool { return true }, func(at time.Duration, evs []Event) {
+			// measured at t0+at+10ms
+			switch {
+			case at+10*time.Millisecond < 5*time.Second && len(evs) != 0:
+				t.Fatalf("at +%v within StartupGrace: %+v", at, evs)
+			case at+10*time.Millisecond == 5*time.Second:
+				if len(evs) != 1 || !errors.Is(evs[0].(Availability).Err, ErrNotConsuming) {
+					t.Fatalf("at StartupGrace: %+v, want unavailable (not consuming)", evs)
+				}
+			}
+		})
+	})
+}
+
+// TestBriefStallsAreNotOutages is QA N2's other half: PulseAudio stalls
+// every stream for a moment when another client starts or stops. A running
+// device, idle or playing, that stalls for less than StallTimeout (3s)
+// stays available, and a playing one stays playing; a longer stall is an
+// outage, reported once StallTimeout passed; a device error is reported at
+// once, even within a stall.
+func TestBriefStallsAreNotOutages(t *testing.T) {
+	stalls := []struct{ from, to time.Duration }{
+		{500 * time.Millisecond, 1100 * time.Millisecond},          // 0.6s
+		{2 * time.Second, 3200 * time.Millisecond},                 // 1.2s
+		{4 * time.Second, 6 * time.Second},                         // 2.0s
+		{7 * time.Second, 9400 * time.Millisecond},                 // 2.4s
+		{10 * time.Second, 10*time.Second + 2490*time.Millisecond}, // just under
+	}
+	stalled := func(at time.Duration) bool {
+		for _, s := range stalls {
+			if at >= s.from && at < s.to {
+				return true
+			}
+		}
+		return false
+	}
+	for _, playing := range []bool{false, true} {
+		t.Run(map[bool]string{false: "idle", true: "playing"}[playing], func(t *testing.T) {
+			o, d, m := newTestOutput(t)
+			s := &sim{t: t, o: o, m: m, now: time.Unix(1000, 0), perTick: 441}
+			if playing {
+				src, _ := toneSource("a", 440, 60*testRate)
+				o.Play(src, 0)
+				s.before = func() {
+					waitFor(t, "decoded", func() bool { return decoded(o.mix, o.mix.cur) })
+				}
+			}
+			// Start: run past the prefill.
+			s.run(200*time.Millisecond, func(time.Duration) bool { return false }, func(time.Duration, []Event) {})
+			if r := o.Report(); !r.Available || r.Playing != playing {
+				t.Fatalf("running: %+v", r)
+			}
+			s.run(13*time.Second, stalled, func(at time.Duration, evs []Event) {
+				if evs := availabilityAndActivity(evs); len(evs) != 0 {
+					t.Fatalf("at +%v (stalls %v): %+v, want no change", at, stalls, evs)
+				}
+				if r := o.Report(); !r.Available || r.Err != nil || r.Playing != playing {
+					t.Fatalf("at +%v: report %+v, want available, playing %v", at, r, playing)
+				}
+			})
+			// A real outage: no consumption for longer than StallTimeout.
+			var lost time.Duration = -1
+			s.run(3500*time.Millisecond, func(time.Duration) bool { return true }, func(at time.Duration, evs []Event) {
+				evs = availabilityAndActivity(evs)
+				if len(evs) == 0 {
+					return
+				}
+				if lost >= 0 {
+					t.Fatalf("at +%v: %+v after the outage was reported", at, evs)
+				}
+				lost = at
+				if a, ok := evs[0].(Availability); !ok || a.Available || !errors.Is(a.Err, ErrNotConsuming) {
+					t.Fatalf("outage: %+v, want unavailable (not consuming) first", evs)
+				}
+			})
+			// The last consumption was measured 10ms before the stall's first
+			// measurement: the first past StallTimeout is 3s into the stall.
+			if want := 3000 * time.Millisecond; lost != want {
+				t.Fatalf("outage reported %v into the stall, want %v", lost, want)
+			}
+			if r := o.Report(); r.Available || r.Playing {
+				t.Fatalf("after the outage: %+v", r)
+			}
+			s.run(20*time.Millisecond, func(time.Duration) bool { return false }, func(time.Duration, []Event) {})
+			if r := o.Report(); !r.Available || r.Playing != playing {
+				t.Fatalf("consuming again: %+v", r)
+			}
+			// A device error within a brief stall is reported at once.
+			s.run(300*time.Millisecond, func(time.Duration) bool { return true }, func(time.Duration, []Event) {})
+			d.mu.Lock()
+			d.err = errors.New("oto: ALSA error at snd_pcm_writei: broken pipe")
+			d.mu.Unlock()
+			s.run(10*time.Millisecond, func(time.Duration) bool { return true }, func(at time.Duration, evs []Event) {
+				evs = availabilityAndActivity(evs)
+				if len(evs) == 0 || evs[0].(Availability).Err != d.err {
+					t.Fatalf("device error: %+v, want it reported at once", evs)
+				}
+			})
+		})
 	}
 }
