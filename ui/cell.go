@@ -24,7 +24,7 @@ type cell struct {
 }
 
 func newCell(align fyne.TextAlign, color fyne.ThemeColorName) *cell {
-	c := &cell{align: align, color: color, t: canvas.NewText("", theme.Color(color))}
+	c := &cell{align: align, color: color, t: canvas.NewText("", themeColor(color))}
 	c.t.Alignment = align
 	c.ExtendBaseWidget(c)
 	return c
@@ -37,7 +37,7 @@ func (c *cell) set(s string, bold bool, color fyne.ThemeColorName) {
 	}
 	c.text, c.bold, c.color = s, bold, color
 	c.fit()
-	c.t.Color = theme.Color(color)
+	c.t.Color = themeColor(color)
 	c.t.TextStyle.Bold = bold
 	c.t.Refresh()
 }
@@ -93,7 +93,7 @@ func (r *cellRenderer) MinSize() fyne.Size {
 }
 
 func (r *cellRenderer) Refresh() {
-	r.c.t.Color = theme.Color(r.c.color)
+	r.c.t.Color = themeColor(r.c.color)
 	r.c.t.TextSize = theme.TextSize()
 	r.c.t.Refresh()
 }

@@ -35,8 +35,7 @@ func newDevicesPage(u *UI) *devicesPage {
 	join := widget.NewButtonWithIcon("Join another device's group", theme.LoginIcon(), u.showJoin)
 	pairText := widget.NewLabel("Devices in one group act as one player: one of them plays, any of them controls it.")
 	pairText.Wrapping = fyne.TextWrapWord
-	pairText.Importance = widget.LowImportance
-	pairing := widget.NewCard("Pair", "", container.NewVBox(pairText, container.NewHBox(add, join)))
+	pairing := widget.NewCard("Pair", "", container.NewVBox(secondary(pairText), container.NewHBox(add, join)))
 	p.reqCard = widget.NewCard("Waiting for your answer", "", p.requests)
 	p.reqCard.Hide()
 	p.view = container.NewVScroll(container.NewVBox(
@@ -46,7 +45,7 @@ func newDevicesPage(u *UI) *devicesPage {
 
 func (p *devicesPage) update(st, prev app.Status, first bool) {
 	if first || !sameDevices(st.Devices, prev.Devices) || st.Owner != prev.Owner || st.DeviceID != prev.DeviceID ||
-		ownerBadge(st) != ownerBadge(prev) {
+		ownerBadge(st) != ownerBadge(prev) || st.Passive != prev.Passive {
 		p.renderDevices(st)
 	}
 	if first || !samePairing(st.Pairing, prev.Pairing) {
@@ -91,6 +90,11 @@ func (p *devicesPage) renderDevices(st app.Status) {
 		badges := container.NewHBox(name)
 		if d.Self {
 			badges.Add(pill("This device", theme.ColorNameInputBackground, widget.MediumImportance))
+			// app.DeviceStatus does not say whether a peer is passive, so
+			// only this device can show it
+			if st.Passive {
+				badges.Add(pill(badgeAlwaysOn, theme.ColorNameInputBackground, widget.MediumImportance))
+			}
 		}
 		if d.Owner || d.DeviceID == st.Owner {
 			if b := ownerBadge(st); b == "Playing" {
@@ -106,8 +110,7 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			dot.FillColor = theme.Color(theme.ColorNameSuccess)
 		}
 		stateLabel := widget.NewLabel(state)
-		stateLabel.Importance = widget.LowImportance
-		stateRow := container.NewHBox(container.NewCenter(container.New(fixedSize{fyne.NewSize(10, 10)}, dot)), stateLabel)
+		stateRow := container.NewHBox(container.NewCenter(container.New(fixedSize{fyne.NewSize(10, 10)}, dot)), secondary(stateLabel))
 
 		actions := container.NewHBox()
 		if d.DeviceID != st.Owner {
@@ -134,6 +137,10 @@ func (p *devicesPage) renderDevices(st app.Status) {
 		p.list.Add(row)
 	}
 }
+
+// badgeAlwaysOn marks a passive device (an always-on server that plays
+// only when playback is sent to it).
+const badgeAlwaysOn = "Always on"
 
 // ownerBadge is what the device owning the output is doing: "Playing"
 // only while it plays, "Paused" with a track loaded, else "Owner" (it holds
@@ -251,12 +258,11 @@ func (u *UI) inviteDialog(inv app.Invite) {
 	})
 	copyBtn.Importance = widget.HighImportance
 	exp := widget.NewLabel("The code works once and expires at " + inv.Expires.Local().Format("15:04") + " (" + untilText(u.now(), inv.Expires) + ").")
-	exp.Importance = widget.LowImportance
 	exp.Wrapping = fyne.TextWrapWord
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = 6
 	body := container.NewVBox(intro, container.NewStack(bg, container.NewPadded(code)),
-		container.NewHBox(copyBtn, copied), exp)
+		container.NewHBox(copyBtn, copied), secondary(exp))
 	d := dialog.NewCustom("Add a device", "Done", body, u.win)
 	d.Resize(fyne.NewSize(520, 0))
 	d.Show()

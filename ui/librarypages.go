@@ -22,13 +22,12 @@ func (u *UI) emptyLibrary() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("Your library is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	text := widget.NewLabelWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
-	text.Importance = widget.LowImportance
 	add := widget.NewButtonWithIcon("Add a music folder", theme.FolderOpenIcon(), u.pickFolder)
 	add.Importance = widget.HighImportance
 	demo := widget.NewButtonWithIcon("Try demo tracks", theme.MediaPlayIcon(), u.tryDemo)
 	return container.NewCenter(container.NewVBox(
 		container.NewCenter(container.New(fixedSize{fyne.NewSize(72, 72)}, icon)),
-		title, text, container.NewCenter(container.NewHBox(add, demo))))
+		title, secondary(text), container.NewCenter(container.NewHBox(add, demo))))
 }
 
 // pickFolder asks for a music folder and adds it to the library.
@@ -75,9 +74,8 @@ type tracksPage struct {
 func newTracksPage(u *UI) *tracksPage {
 	p := &tracksPage{u: u, list: newTrackList(u), empty: u.emptyLibrary()}
 	p.noMatch = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
-	p.noMatch.Importance = widget.LowImportance
 	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
-	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(p.noMatch), p.loading)
+	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(secondary(p.noMatch)), p.loading)
 	p.refresh()
 	return p
 }
@@ -129,16 +127,15 @@ func newArtistsPage(u *UI) *artistsPage {
 			name := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 			name.Truncation = fyne.TextTruncateEllipsis
 			info := widget.NewLabel("")
-			info.Importance = widget.LowImportance
 			info.SizeName = theme.SizeNameCaptionText
 			return container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(iconArtists)), nil,
-				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, info))
+				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, secondary(info)))
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			a := p.artists[id]
 			box := o.(*fyne.Container).Objects[0].(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(a.name)
-			box.Objects[1].(*widget.Label).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
+			box.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
 		})
 	p.list.HideSeparators = true
 	p.list.OnSelected = func(id widget.ListItemID) {
@@ -204,7 +201,6 @@ func newAlbumsPage(u *UI) *albumsPage {
 	p.dTitle.Truncation = fyne.TextTruncateEllipsis
 	p.dArtist = widget.NewLabel("")
 	p.dInfo = widget.NewLabel("")
-	p.dInfo.Importance = widget.LowImportance
 	play := widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() {
 		if p.open != nil {
 			u.playTracks(p.open.tracks, 0)
@@ -218,7 +214,7 @@ func newAlbumsPage(u *UI) *albumsPage {
 	})
 	back := widget.NewButtonWithIcon("All albums", theme.NavigateBackIcon(), p.closeAlbum)
 	back.Importance = widget.LowImportance
-	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, p.dInfo, container.NewHBox(play, queue), layout.NewSpacer())
+	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, secondary(p.dInfo), container.NewHBox(play, queue), layout.NewSpacer())
 	head := container.NewBorder(container.NewHBox(back), nil, coverBox, nil, info)
 	p.detail = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, p.tracks.view)
 	p.detail.Hide()
@@ -296,7 +292,6 @@ func newAlbumCard(p *albumsPage) *albumCard {
 	c.title.Truncation = fyne.TextTruncateEllipsis
 	c.artist = widget.NewLabel("")
 	c.artist.Truncation = fyne.TextTruncateEllipsis
-	c.artist.Importance = widget.LowImportance
 	c.ExtendBaseWidget(c)
 	return c
 }
@@ -306,7 +301,7 @@ func (c *albumCard) CreateRenderer() fyne.WidgetRenderer {
 	ph.CornerRadius = 6
 	icon := container.NewCenter(container.New(fixedSize{fyne.NewSize(56, 56)}, widget.NewIcon(theme.NewDisabledResource(iconAlbum))))
 	art := container.New(fixedSize{fyne.NewSize(albumCardSize, albumCardSize)}, ph, icon, c.cover)
-	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, c.artist))
+	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, secondary(c.artist)))
 }
 
 func (c *albumCard) bind(id int) {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"image/color"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -26,12 +27,23 @@ type noticeBar struct {
 	u    *UI
 	view *fyne.Container
 	// fromApp maps the rows showing app notices to their IDs, so a notice
-	// the app withdraws (the output works again) goes away.
-	fromApp map[fyne.CanvasObject]uint64
+	// the app withdraws (the output works again) goes away. A row shows
+	// several IDs when the app sent the same text more than once.
+	fromApp map[fyne.CanvasObject][]uint64
+	// rows says what each row shows, so the same text is never shown
+	// twice.
+	rows map[fyne.CanvasObject]noticeRow
+}
+
+// noticeRow is what one row of the strip shows.
+type noticeRow struct {
+	key     string // noticeKey of its text
+	problem bool   // shown as a problem (error or warning)
 }
 
 func newNoticeBar(u *UI) *noticeBar {
-	return &noticeBar{u: u, view: container.NewVBox(), fromApp: map[fyne.CanvasObject]uint64{}}
+	return &noticeBar{u: u, view: container.NewVBox(),
+		fromApp: map[fyne.CanvasObject][]uint64{}, rows: map[fyne.CanvasObject]noticeRow{}}
 }
 
 func (n *noticeBar) info(text string) { n.add("info", text) }
@@ -41,7 +53,14 @@ func (n *noticeBar) add(level, text string) { n.addRow(level, text) }
 
 // addApp shows the app's notice id.
 func (n *noticeBar) addApp(id uint64, level, text string) {
-	n.fromApp[n.addRow(level, text)] = id
+	row, ids := n.addRow(level, text)
+	n.fromApp[row] = append(ids, id)
+}
+
+// noticeKey is what two notices must share to say the same thing: the
+// text without surrounding space or a final full stop.
+func noticeKey(text string) string {
+	return strings.TrimSuffix(strings.TrimSpace(text), ".")
 }
 
 // withdraw removes the app notices shown that the app no longer lists,
@@ -55,8 +74,14 @@ func (n *noticeBar) withdraw(listed []uint64) {
 		keep[id] = true
 	}
 	var gone []fyne.CanvasObject
-	for row, id := range n.fromApp {
-		if !keep[id] && (len(listed) < app.MaxNotices || id > listed[0]) {
+	for row, ids := range n.fromApp {
+		withdrawn := true
+		for _, id := range ids {
+			if keep[id] || (len(listed) >= app.MaxNotices && id < listed[0]) {
+				withdrawn = false
+			}
+		}
+		if withdrawn {
 			gone = append(gone, row)
 		}
 	}
@@ -65,7 +90,18 @@ func (n *noticeBar) withdraw(listed []uint64) {
 	}
 }
 
-func (n *noticeBar) addRow(level, text string) fyne.CanvasObject {
+// addRow shows a notice as the newest row. A row already saying the same
+// text goes away (the new row takes its place at the end, and its
+// level); ids are the app notice IDs that row showed.
+func (n *noticeBar) addRow(level, text string) (row fyne.CanvasObject, ids []uint64) {
+	key := noticeKey(text)
+	for _, o := range n.view.Objects {
+		if n.rows[o].key == key {
+			ids = n.fromApp[o]
+			n.remove(o)
+			break
+		}
+	}
 	isErr := level == "error" || level == "warning"
 	icon := theme.InfoIcon()
 	bgc := withAlpha(theme.Color(theme.ColorNamePrimary), 0x22)
@@ -75,27 +111,31 @@ func (n *noticeBar) addRow(level, text string) fyne.CanvasObject {
 	}
 	label := widget.NewLabel(text)
 	label.Wrapping = fyne.TextWrapWord
-	var row *fyne.Container
-	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { n.remove(row) })
+	var box *fyne.Container
+	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { n.remove(box) })
 	closeBtn.Importance = widget.LowImportance
 	bg := canvas.NewRectangle(bgc)
 	bg.CornerRadius = theme.InputRadiusSize()
-	row = container.NewPadded(container.NewStack(bg,
+	box = container.NewPadded(container.NewStack(bg,
 		container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(icon)), closeBtn, label)))
-	n.view.Add(row)
+	n.view.Add(box)
+	n.rows[box] = noticeRow{key: key, problem: isErr}
 	for len(n.view.Objects) > noticeMax {
-		delete(n.fromApp, n.view.Objects[0])
-		n.view.Remove(n.view.Objects[0])
+		oldest := n.view.Objects[0]
+		delete(n.fromApp, oldest)
+		delete(n.rows, oldest)
+		n.view.Remove(oldest)
 	}
 	n.u.relayoutTop()
 	if !isErr && n.u.ticking {
-		time.AfterFunc(noticeInfoTTL, func() { fyne.Do(func() { n.remove(row) }) })
+		time.AfterFunc(noticeInfoTTL, func() { fyne.Do(func() { n.remove(box) }) })
 	}
-	return row
+	return box, ids
 }
 
 func (n *noticeBar) remove(row fyne.CanvasObject) {
 	delete(n.fromApp, row)
+	delete(n.rows, row)
 	n.view.Remove(row)
 	n.u.relayoutTop()
 }

@@ -56,9 +56,8 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.title.Truncation = fyne.TextTruncateEllipsis
 	n.sub = widget.NewLabel("Pick something from your library")
 	n.sub.Truncation = fyne.TextTruncateEllipsis
-	n.sub.Importance = widget.LowImportance
 	left := container.NewBorder(nil, nil, coverBox, nil,
-		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, n.sub), layout.NewSpacer()))
+		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, secondary(n.sub)), layout.NewSpacer()))
 
 	n.shuffle = widget.NewButtonWithIcon("", iconShuffle, func() {
 		on := !u.st.Shuffle
@@ -90,12 +89,10 @@ func newNowPlaying(u *UI) *nowPlaying {
 		u.win.Canvas().Unfocus() // keep space and arrows for the player
 	}
 	n.elapsed = widget.NewLabel("0:00")
-	n.elapsed.Importance = widget.LowImportance
 	n.total = widget.NewLabel("0:00")
-	n.total.Importance = widget.LowImportance
 	timeBox := func(l *widget.Label, a fyne.TextAlign) fyne.CanvasObject {
 		l.Alignment = a
-		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, l)
+		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, secondary(l))
 	}
 	seekRow := container.NewBorder(nil, nil, timeBox(n.elapsed, fyne.TextAlignTrailing), timeBox(n.total, fyne.TextAlignLeading), n.seek)
 	center := container.NewVBox(transport, seekRow)
@@ -483,14 +480,12 @@ func (s *scanView) showDetails() {
 		reason.Wrapping = fyne.TextWrapWord
 		where := widget.NewLabel(shorten(f.Path, maxScanDetail))
 		where.Wrapping = fyne.TextWrapBreak
-		where.Importance = widget.LowImportance
 		where.SizeName = theme.SizeNameCaptionText
-		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, where))
+		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, secondary(where)))
 	}
 	if more := max(sc.Errors, len(sc.Failed)) - len(sc.Failed); more > 0 {
 		l := widget.NewLabel("…and " + plural(more, "more file", "more files") + ".")
-		l.Importance = widget.LowImportance
-		box.Add(l)
+		box.Add(secondary(l))
 	}
 	d := dialog.NewCustom("Files that could not be read", "Close", container.NewVScroll(box), s.u.win)
 	d.Resize(fyne.NewSize(520, 420))

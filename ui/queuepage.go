@@ -39,19 +39,16 @@ func newQueuePage(u *UI) *queuePage {
 	})
 	p.clear.Importance = widget.LowImportance
 	p.more = widget.NewLabel("")
-	p.more.Importance = widget.LowImportance
 	title := widget.NewLabel("Double-click a track to play it; right-click to remove it.")
-	title.Importance = widget.LowImportance
-	top := container.NewBorder(nil, nil, nil, p.clear, title)
+	top := container.NewBorder(nil, nil, nil, p.clear, secondary(title))
 
 	icon := widget.NewIcon(iconQueue)
 	msg := widget.NewLabelWithStyle("The queue is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	hint := widget.NewLabelWithStyle("Right-click a track and choose “Add to queue”,\nor double-click one to play it.", fyne.TextAlignCenter, fyne.TextStyle{})
-	hint.Importance = widget.LowImportance
 	p.empty = container.NewCenter(container.NewVBox(
-		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, hint))
+		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, secondary(hint)))
 
-	p.view = container.NewStack(container.NewBorder(top, p.more, nil, nil, p.list), p.empty)
+	p.view = container.NewStack(container.NewBorder(top, secondary(p.more), nil, nil, p.list), p.empty)
 	p.render()
 	return p
 }
@@ -109,7 +106,7 @@ type queueRow struct {
 
 func newQueueRow(p *queuePage) *queueRow {
 	r := &queueRow{p: p, id: -1}
-	fg, low := theme.ColorNameForeground, theme.ColorNamePlaceHolder
+	fg, low := theme.ColorNameForeground, colorNameSecondary
 	r.no, r.dur = newCell(fyne.TextAlignTrailing, low), newCell(fyne.TextAlignTrailing, low)
 	r.title, r.artist, r.album = newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg)
 	r.icon = widget.NewIcon(theme.NewPrimaryThemedResource(theme.MediaPlayIcon()))
@@ -129,7 +126,7 @@ func (r *queueRow) bind(id int) {
 	}
 	it := r.p.items[id]
 	cur := id == r.p.index
-	low := theme.ColorNamePlaceHolder
+	low := colorNameSecondary
 	r.no.set(itoa(id+1), false, low)
 	if cur {
 		r.no.Hide()

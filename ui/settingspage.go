@@ -44,9 +44,8 @@ func newSettingsPage(u *UI) *settingsPage {
 		u.run("Could not rescan", u.b.Rescan)
 	})
 	p.scanLine = widget.NewLabel("")
-	p.scanLine.Importance = widget.LowImportance
 	music := widget.NewCard("Music folders", "furudesk watches these folders and picks up changes by itself.",
-		container.NewVBox(p.folders, container.NewHBox(add, p.rescan, p.scanLine)))
+		container.NewVBox(p.folders, container.NewHBox(add, p.rescan, secondary(p.scanLine))))
 
 	p.name = widget.NewEntry()
 	p.name.SetPlaceHolder("e.g. Living room")
@@ -57,11 +56,10 @@ func newSettingsPage(u *UI) *settingsPage {
 	p.passMsg = widget.NewLabel("")
 	p.passMsg.Hide()
 	passHint := widget.NewLabel("A passive device never starts playing by itself; it plays when you send playback to it.")
-	passHint.Importance = widget.LowImportance
 	passHint.Wrapping = fyne.TextWrapWord
 	device := widget.NewCard("This device", "", container.NewVBox(
 		widget.NewForm(widget.NewFormItem("Name", container.NewBorder(nil, nil, nil, saveName, p.name))),
-		p.nameMsg, p.passive, passHint, p.passMsg))
+		p.nameMsg, p.passive, secondary(passHint), p.passMsg))
 
 	def := engine.DefaultConfig()
 	p.claim = widget.NewCheck("Take over playback when this device starts", nil)
@@ -70,10 +68,12 @@ func newSettingsPage(u *UI) *settingsPage {
 	p.discovery = widget.NewEntry()
 	p.timeout = widget.NewEntry()
 	form := widget.NewForm(
-		widget.NewFormItem("Discovery wait (ms)", p.discovery),
-		widget.NewFormItem("Owner timeout (ms)", p.timeout))
-	form.Items[0].HintText = fmt.Sprintf("How long to look for other devices at startup, 0..%d. Default %d.", engine.MaxDiscoveryMS, def.DiscoveryMS)
-	form.Items[1].HintText = fmt.Sprintf("How long a silent playing device is trusted before another takes over. Default %d.", def.OwnerTimeoutMS)
+		widget.NewFormItem(fieldDiscovery+" (milliseconds)", p.discovery),
+		widget.NewFormItem(fieldOwnerTimeout+" (milliseconds)", p.timeout))
+	form.Items[0].HintText = fmt.Sprintf("How long this device looks for the others when it starts, 0 to %d (one minute). Default %d (%s).",
+		engine.MaxDiscoveryMS, def.DiscoveryMS, msInWords(def.DiscoveryMS))
+	form.Items[1].HintText = fmt.Sprintf("How long a playing device that went silent is trusted before another takes over. Default %d (%s).",
+		def.OwnerTimeoutMS, msInWords(def.OwnerTimeoutMS))
 	p.cfgMsg = widget.NewLabel("")
 	p.cfgMsg.Wrapping = fyne.TextWrapWord
 	p.cfgMsg.Hide()
@@ -87,8 +87,7 @@ func newSettingsPage(u *UI) *settingsPage {
 		container.NewVBox(p.claim, p.failover, p.takePaused, form, p.cfgMsg, container.NewHBox(apply, reset)))
 
 	look := widget.NewLabel("furudesk follows your system's light or dark appearance.")
-	look.Importance = widget.LowImportance
-	appearance := widget.NewCard("Appearance", "", look)
+	appearance := widget.NewCard("Appearance", "", secondary(look))
 
 	cards := container.NewVBox(music, device, playback)
 	if d := u.opts.Desktop; d != nil {
@@ -145,8 +144,7 @@ func (p *settingsPage) renderFolders(fs []string) {
 	p.folders.RemoveAll()
 	if len(fs) == 0 {
 		l := widget.NewLabel("No music folders yet.")
-		l.Importance = widget.LowImportance
-		p.folders.Add(l)
+		p.folders.Add(secondary(l))
 		return
 	}
 	for _, f := range fs {
@@ -222,6 +220,28 @@ func (p *settingsPage) formConfigText() string {
 		strings.TrimSpace(p.discovery.Text), strings.TrimSpace(p.timeout.Text))
 }
 
+// The names of the playback form's number fields, as its labels and its
+// messages say them.
+const (
+	fieldDiscovery    = "Startup wait"
+	fieldOwnerTimeout = "Playing-device timeout"
+)
+
+// msInWords says a whole number of milliseconds in seconds, minutes or
+// hours: "3 seconds", "2 minutes", "1500 milliseconds".
+func msInWords(ms uint64) string {
+	switch {
+	case ms != 0 && ms%3_600_000 == 0:
+		return plural(int(ms/3_600_000), "hour", "hours")
+	case ms != 0 && ms%60_000 == 0:
+		return plural(int(ms/60_000), "minute", "minutes")
+	case ms != 0 && ms%1000 == 0:
+		return plural(int(ms/1000), "second", "seconds")
+	default:
+		return plural(int(ms), "millisecond", "milliseconds")
+	}
+}
+
 // parseForm reads the playback form; an error is a sentence naming the
 // field.
 func (p *settingsPage) parseForm() (engine.Config, error) {
@@ -238,19 +258,17 @@ func (p *settingsPage) parseForm() (engine.Config, error) {
 		return v, nil
 	}
 	var err error
-	if c.DiscoveryMS, err = num("Discovery wait", p.discovery.Text); err != nil {
+	if c.DiscoveryMS, err = num(fieldDiscovery, p.discovery.Text); err != nil {
 		return c, err
 	}
-	if c.OwnerTimeoutMS, err = num("Owner timeout", p.timeout.Text); err != nil {
+	if c.OwnerTimeoutMS, err = num(fieldOwnerTimeout, p.timeout.Text); err != nil {
 		return c, err
 	}
 	if c.DiscoveryMS > engine.MaxDiscoveryMS {
-		//lint:ignore ST1005 the form shows it as a sentence
-		return c, fmt.Errorf("Discovery wait must be at most %d ms (one minute), not %d", engine.MaxDiscoveryMS, c.DiscoveryMS)
+		return c, fmt.Errorf("%s must be at most %d milliseconds (one minute), not %d", fieldDiscovery, engine.MaxDiscoveryMS, c.DiscoveryMS)
 	}
 	if c.OwnerTimeoutMS < engine.MinOwnerTimeoutMS || c.OwnerTimeoutMS > engine.MaxOwnerTimeoutMS {
-		//lint:ignore ST1005 the form shows it as a sentence
-		return c, fmt.Errorf("Owner timeout must be between %d and %d ms (one day), not %d", engine.MinOwnerTimeoutMS, engine.MaxOwnerTimeoutMS, c.OwnerTimeoutMS)
+		return c, fmt.Errorf("%s must be between %d and %d milliseconds (one day), not %d", fieldOwnerTimeout, engine.MinOwnerTimeoutMS, engine.MaxOwnerTimeoutMS, c.OwnerTimeoutMS)
 	}
 	return c, c.Validate()
 }
@@ -277,7 +295,7 @@ func (p *settingsPage) applyConfig() {
 
 // cfgFieldNames are the form's names for the settings app.UserMessage
 // names by their JSON keys.
-var cfgFieldNames = strings.NewReplacer("owner_timeout_ms", "owner timeout", "discovery_ms", "discovery wait")
+var cfgFieldNames = strings.NewReplacer("owner_timeout_ms", strings.ToLower(fieldOwnerTimeout), "discovery_ms", strings.ToLower(fieldDiscovery))
 
 func (p *settingsPage) showCfgError(err error) {
 	p.cfgMsg.Importance = widget.DangerImportance

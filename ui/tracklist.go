@@ -36,11 +36,10 @@ func newTrackList(u *UI) *trackList {
 		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*trackRow).bind(id) },
 	)
 	tl.list.HideSeparators = true
-	hdr := func(s string, align fyne.TextAlign) *widget.Label {
+	hdr := func(s string, align fyne.TextAlign) fyne.CanvasObject {
 		l := widget.NewLabelWithStyle(s, align, fyne.TextStyle{Bold: true})
-		l.Importance = widget.LowImportance
 		l.SizeName = theme.SizeNameCaptionText
-		return l
+		return secondary(l)
 	}
 	tl.header = container.New(tl.layout,
 		hdr("#", fyne.TextAlignTrailing), hdr("TITLE", fyne.TextAlignLeading), hdr("ARTIST", fyne.TextAlignLeading),
@@ -79,7 +78,7 @@ type trackRow struct {
 
 func newTrackRow(tl *trackList) *trackRow {
 	r := &trackRow{tl: tl, id: -1}
-	fg, low := theme.ColorNameForeground, theme.ColorNamePlaceHolder
+	fg, low := theme.ColorNameForeground, colorNameSecondary
 	r.no, r.dur = newCell(fyne.TextAlignTrailing, low), newCell(fyne.TextAlignTrailing, low)
 	r.title, r.artist, r.album = newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg)
 	r.icon = widget.NewIcon(theme.NewPrimaryThemedResource(theme.MediaPlayIcon()))
@@ -100,7 +99,7 @@ func (r *trackRow) bind(id int) {
 	}
 	t := r.tl.tracks[id]
 	playing := t.ContentID != "" && t.ContentID == r.tl.current
-	low := theme.ColorNamePlaceHolder
+	low := colorNameSecondary
 	r.no.set(strconv.Itoa(id+1), false, low)
 	if playing != r.icon.Visible() {
 		if playing {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -98,6 +99,7 @@ type UI struct {
 	pageTitle *widget.Label
 	pageSub   *widget.Label
 	search    *widget.Entry
+	searchBox *fyne.Container // the search field's place, shown on library pages only
 	body      *fyne.Container
 	top       *fyne.Container // banner, notices and header: relaid out when they change
 	main      *fyne.Container // top above the page
@@ -238,10 +240,12 @@ func (u *UI) build() {
 	u.pageTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.pageTitle.SizeName = theme.SizeNameSubHeadingText
 	u.pageSub = widget.NewLabel("")
-	u.pageSub.Importance = widget.LowImportance
-	searchBox := container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
-	header := container.NewBorder(nil, nil, nil, searchBox,
-		container.NewHBox(u.pageTitle, u.pageSub))
+	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
+	// the header keeps the search field's height where it is hidden, so
+	// the pages do not jump
+	header := container.NewBorder(nil, nil, nil, u.searchBox,
+		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
+			container.NewHBox(u.pageTitle, secondary(u.pageSub))))
 
 	u.body = container.NewStack()
 	u.top = container.NewVBox(u.banner.view, u.notices.view, container.NewPadded(header))
@@ -275,7 +279,18 @@ func (u *UI) showPage(name string) {
 	}
 	u.body.Objects = []fyne.CanvasObject{u.pages[name]}
 	u.body.Refresh()
+	if searchable(name) != u.searchBox.Visible() {
+		u.searchBox.Hidden = !searchable(name)
+		u.relayoutTop()
+	}
 	u.refreshHeader()
+}
+
+// searchable reports whether page shows the search field: the library
+// pages and the queue (where one looks for something to add), not Devices
+// or Settings, which it does not search.
+func searchable(page string) bool {
+	return page != PageDevices && page != PageSettings
 }
 
 // refreshHeader sets the page title and its count line.
@@ -601,7 +616,9 @@ func ownerName(st app.Status) string {
 }
 
 // showNotices shows each of the app's notices once, and takes away those
-// the app withdrew.
+// the app withdrew. A text already on screen (in the strip or the banner)
+// is not shown a second time, and a scan summary is information: the
+// files it could not read are named in the sidebar.
 func (u *UI) showNotices(ns []app.Notice) {
 	listed := make([]uint64, 0, len(ns))
 	for _, n := range ns {
@@ -613,8 +630,34 @@ func (u *UI) showNotices(ns []app.Notice) {
 			continue
 		}
 		u.seenID = n.ID
-		u.notices.addApp(n.ID, n.Level, n.Text)
+		level, text := scanNoticeText(n.Level, n.Text)
+		if u.banner.view.Visible() && noticeKey(text) == noticeKey(u.banner.label.Text) {
+			continue
+		}
+		u.notices.addApp(n.ID, level, text)
 	}
+}
+
+// scanSummaryPrefix starts the app's notice after a scan, and
+// scanSummaryFailed the part of it naming the files it could not read.
+const (
+	scanSummaryPrefix = "Library scanned:"
+	scanSummaryFailed = ". Could not read "
+)
+
+// scanNoticeText is how the notice strip shows an app notice: the summary
+// of a scan is information without the files it could not read (the
+// sidebar's scan view names them, with details), as those are no failure
+// of anything the user just did and would otherwise greet every launch in
+// red. Other notices are shown as they are.
+func scanNoticeText(level, text string) (string, string) {
+	if !strings.HasPrefix(text, scanSummaryPrefix) {
+		return level, text
+	}
+	if i := strings.Index(text, scanSummaryFailed); i >= 0 {
+		text = text[:i]
+	}
+	return "info", strings.TrimSuffix(text, ".") + "."
 }
 
 // setupKeys installs the keyboard: space play/pause, ←/→ seek 5 s,
@@ -641,7 +684,12 @@ func (u *UI) typedKey(e *fyne.KeyEvent) {
 	}
 }
 
+// focusSearch puts the cursor in the search field, going to the tracks
+// from a page without one.
 func (u *UI) focusSearch() {
+	if !searchable(u.page) {
+		u.showPage(PageTracks)
+	}
 	u.win.Canvas().Focus(u.search)
 }
 

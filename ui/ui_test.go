@@ -560,9 +560,9 @@ func TestInvalidPlaybackSettingsKeepTheOldValues(t *testing.T) {
 	h.u.showPage(PageSettings)
 	old := h.b.Status().Config
 	for _, tc := range []struct{ discovery, timeout, msg string }{
-		{"3000", "0", "Owner timeout must be between 1 and 86400000 ms (one day), not 0. Nothing was changed."},
-		{"90000", "120000", "Discovery wait must be at most 60000 ms (one minute), not 90000. Nothing was changed."},
-		{"soon", "120000", "Discovery wait must be a whole number of milliseconds, not “soon”. Nothing was changed."},
+		{"3000", "0", "Playing-device timeout must be between 1 and 86400000 milliseconds (one day), not 0. Nothing was changed."},
+		{"90000", "120000", "Startup wait must be at most 60000 milliseconds (one minute), not 90000. Nothing was changed."},
+		{"soon", "120000", "Startup wait must be a whole number of milliseconds, not “soon”. Nothing was changed."},
 	} {
 		p.discovery.SetText(tc.discovery)
 		p.timeout.SetText(tc.timeout)
@@ -582,7 +582,7 @@ func TestInvalidPlaybackSettingsKeepTheOldValues(t *testing.T) {
 	h.b.Fail["SetPlaybackConfig"] = bad.Validate()
 	p.discovery.SetText("1000")
 	test.Tap(button(t, p.view, "Apply"))
-	if want := "Owner timeout must be a whole number of milliseconds between 1 and 86400000. Nothing was changed."; p.cfgMsg.Text != want || h.b.Status().Config != old {
+	if want := "Playing-device timeout must be a whole number of milliseconds between 1 and 86400000. Nothing was changed."; p.cfgMsg.Text != want || h.b.Status().Config != old {
 		t.Fatalf("backend refusal: %q", p.cfgMsg.Text)
 	}
 
@@ -693,5 +693,49 @@ func TestOwnerBadgeSaysWhatTheOwnerDoes(t *testing.T) {
 	h.apply(func(st *app.Status) { st.Playing = true })
 	if got := badges(); strings.Join(got, ",") != "This device,Playing" {
 		t.Fatalf("another device plays: badges %q", got)
+	}
+}
+
+// TestSearchOnlyOnLibraryPages: the search field is shown on the pages it
+// searches from, not on Devices or Settings; Ctrl+F there goes to the
+// tracks.
+func TestSearchOnlyOnLibraryPages(t *testing.T) {
+	h := newHarness(t, 3)
+	for _, p := range pageOrder {
+		h.u.showPage(p)
+		if want := p != PageDevices && p != PageSettings; h.u.searchBox.Visible() != want {
+			t.Errorf("page %s: search shown %v, want %v", p, h.u.searchBox.Visible(), want)
+		}
+	}
+	h.u.showPage(PageSettings)
+	h.u.focusSearch()
+	if h.u.page != PageTracks || !h.u.searchBox.Visible() {
+		t.Fatalf("Ctrl+F on Settings: page %s", h.u.page)
+	}
+}
+
+// TestPassiveDeviceHasAlwaysOnBadge: this device, set passive, shows the
+// "Always on" badge on the Devices page (the app does not say which peers
+// are passive).
+func TestPassiveDeviceHasAlwaysOnBadge(t *testing.T) {
+	h := newHarness(t, 3)
+	h.u.showPage(PageDevices)
+	has := func() bool {
+		return len(find(h.u.devices.view, func(l *widget.Label) bool { return l.Text == badgeAlwaysOn })) > 0
+	}
+	if has() {
+		t.Fatal("badge shown on an active device")
+	}
+	h.apply(func(st *app.Status) { st.Passive = true })
+	if !has() {
+		t.Fatal("no Always on badge on the passive device")
+	}
+}
+
+func TestMillisecondsInWords(t *testing.T) {
+	for ms, want := range map[uint64]string{3000: "3 seconds", 120000: "2 minutes", 1500: "1500 milliseconds", 0: "0 milliseconds", 3_600_000: "1 hour"} {
+		if got := msInWords(ms); got != want {
+			t.Errorf("msInWords(%d) = %q, want %q", ms, got, want)
+		}
 	}
 }

@@ -22,16 +22,25 @@ func main() {
 	playing := flag.Bool("playing", true, "start with something playing")
 	pairing := flag.Bool("pairing", false, "show a pending pairing request")
 	scanning := flag.Bool("scanning", false, "show a scan in progress")
+	passive := flag.Bool("passive", false, "this device is an always-on server")
+	unreadable := flag.Bool("unreadable", false, "the last scan could not read a file")
 	flag.Parse()
 
 	b := fakebackend.New(fakebackend.MakeTracks(*n))
 	b.Update(func(st *app.Status) {
 		st.Folders = []string{"/home/ana/Music", "/mnt/nas/music"}
 		st.Devices = append(st.Devices,
-			app.DeviceStatus{DeviceID: "dev-living", Name: "Living room", Online: true},
+			app.DeviceStatus{DeviceID: "dev-living", Name: "Living room", Online: true, Selectable: true},
 			app.DeviceStatus{DeviceID: "dev-laptop", Name: "Laptop", Online: false})
 		if *pairing {
 			st.Pairing = []app.PairingRequest{{ID: "r1", DeviceID: "dev-kitchen", Name: "Kitchen", GroupConflict: true}}
+		}
+		st.Passive = *passive
+		if *unreadable {
+			st.Scan = app.ScanStatus{Found: 2001, Done: 2001, Errors: 1,
+				Failed: []app.ScanFailure{{Path: "/home/ana/Music/broken.mp3", Reason: "not an audio file"}}}
+			st.Notices = append(st.Notices, app.Notice{ID: 1, Level: "error",
+				Text: "Library scanned: 2000 tracks (0 added, 0 removed). Could not read 1 file: broken.mp3 (not an audio file)"})
 		}
 		if *scanning {
 			st.Scan = app.ScanStatus{Running: true, Done: 1200, Found: 3400}
