@@ -25,6 +25,9 @@ type blackholeProxy struct {
 	target string
 	cut    bool
 	conns  []net.Conn
+	// stalled, while not nil, stops the pipes reading (a peer that takes
+	// nothing); closed by close.
+	stalled chan struct{}
 }
 
 func newBlackholeProxy(t testing.TB) *blackholeProxy {
@@ -60,10 +63,28 @@ func (p *blackholeProxy) isCut() bool {
 	return p.cut
 }
 
+// stall stops reading from both ends, so their writes back up.
+func (p *blackholeProxy) stall() {
+	p.mu.Lock()
+	if p.stalled == nil {
+		p.stalled = make(chan struct{})
+	}
+	p.mu.Unlock()
+}
+
+func (p *blackholeProxy) stallCh() chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stalled
+}
+
 func (p *blackholeProxy) close() {
 	_ = p.ln.Close()
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.stalled != nil {
+		close(p.stalled)
+	}
 	for _, c := range p.conns {
 		_ = c.Close()
 	}
@@ -100,6 +121,10 @@ func (p *blackholeProxy) accept() {
 func (p *blackholeProxy) pipe(src, dst net.Conn) {
 	buf := make([]byte, 32<<10)
 	for {
+		if ch := p.stallCh(); ch != nil {
+			<-ch
+			return
+		}
 		k, err := src.Read(buf)
 		if k > 0 && !p.isCut() {
 			if _, werr := dst.Write(buf[:k]); werr != nil && !p.isCut() {

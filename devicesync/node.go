@@ -251,8 +251,16 @@ func (n *Node) Group() string {
 	return n.group
 }
 
-// Close stops the node: it closes the listener and every connection, waits
-// for its goroutines, and closes the Events channel.
+// closeFlushTimeout bounds how long Close lets the member connections
+// write what is already queued (an owner's last snapshot): in total, not
+// per peer, so a dead peer cannot hold Close up.
+const closeFlushTimeout = 500 * time.Millisecond
+
+// Close stops the node. It first lets the connections to members write
+// what is already queued for them, such as a snapshot published just
+// before, for at most closeFlushTimeout in total; nothing can be queued
+// after Close began. Then it closes the listener and every connection,
+// waits for its goroutines, and closes the Events channel.
 func (n *Node) Close() error {
 	n.mu.Lock()
 	if n.closed || !n.started || n.ctx == nil {
@@ -260,12 +268,38 @@ func (n *Node) Close() error {
 		n.mu.Unlock()
 		return nil
 	}
-	n.closed = true
-	n.cancel()
+	n.closed = true // no new sessions, snapshots or commands from here on
+	flushing := make([]*session, 0, len(n.sessions))
 	for _, s := range n.sessions {
-		s.close()
+		// The write loop drains the queue and half-closes; the session
+		// ends when the peer, having read everything, closes its side.
+		s.finishOnce.Do(func() {
+			s.halfClose = true
+			close(s.finishing)
+		})
+		flushing = append(flushing, s)
 	}
 	for s := range n.restricted {
+		s.close()
+	}
+	n.mu.Unlock()
+	deadline := time.NewTimer(closeFlushTimeout)
+flush:
+	for _, s := range flushing {
+		select {
+		case <-s.done:
+		case <-deadline.C:
+			break flush
+		}
+	}
+	deadline.Stop()
+
+	n.mu.Lock()
+	n.cancel()
+	for _, s := range flushing {
+		s.close() // a peer that did not take its lines in time
+	}
+	for _, s := range n.sessions {
 		s.close()
 	}
 	stopMDNS := n.mdns

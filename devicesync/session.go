@@ -40,6 +40,12 @@ type session struct {
 	closeOnce  sync.Once
 	finishing  chan struct{}
 	finishOnce sync.Once
+	// halfClose, set before finishing is closed, makes the write loop end
+	// a finished session with a TLS close_notify instead of closing the
+	// socket, so the read side goes on until the peer closes: closing with
+	// the peer's lines unread resets the connection, and the reset can
+	// discard what the peer had not read yet of our last lines.
+	halfClose bool
 
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
@@ -110,6 +116,9 @@ func (s *session) writeLoop() {
 						return
 					}
 				default:
+					if s.halfClose && s.conn.CloseWrite() == nil {
+						return // the read loop closes on the peer's EOF
+					}
 					s.close()
 					return
 				}
