@@ -101,30 +101,21 @@ func newIdentity(s *storage.Store, name string) (storage.Identity, error) {
 	return id, nil
 }
 
-// finalSnapshotGrace is how long an owner shutting down gives its
-// connections to send the snapshot with its exact position.
-const finalSnapshotGrace = 150 * time.Millisecond
-
 // close stops everything that was opened, in reverse order.
 func (d *device) close() error {
 	var errs []error
 	if d.ctl != nil {
 		errs = append(errs, d.ctl.close())
 	}
-	rendered := false
 	if d.app != nil {
-		rendered = d.app.Status().Rendering
 		errs = append(errs, d.app.Close()) // publishes a last snapshot while rendering
 	}
 	if d.out != nil {
 		errs = append(errs, d.out.Close())
 	}
-	if d.node != nil && rendered {
-		// Let the sessions write that snapshot: Node.Close drops what
-		// is queued, and the device taking over resumes from it.
-		time.Sleep(finalSnapshotGrace)
-	}
 	if d.node != nil {
+		// Node.Close writes that snapshot before it closes the
+		// connections (bounded), so the device taking over resumes from it.
 		errs = append(errs, d.node.Close())
 	}
 	if d.cancel != nil {
