@@ -142,8 +142,14 @@ func (s *PlayerState) orderInsert(at, k int, next bool) {
 	s.Seed = mix(s.Seed)
 	r := rand.New(rand.NewPCG(s.Seed, uint64(len(s.Order))))
 	for i := range k {
-		// Anywhere after the current track, among the ones not played yet.
-		p := pos + 1 + r.IntN(len(s.Order)-pos)
+		// Anywhere among the tracks not played yet, but never before
+		// the one up next: appending does not change what plays next
+		// (a "play next" track stays next).
+		lo := pos + 1
+		if lo < len(s.Order) {
+			lo++
+		}
+		p := lo + r.IntN(len(s.Order)-lo+1)
 		s.Order = slices.Insert(s.Order, p, at+i)
 	}
 }
