@@ -83,6 +83,21 @@ type actor struct {
 	// outputNotice is the ID of the "no sound device" notice shown, 0 when
 	// none: it is withdrawn when the output works again.
 	outputNotice uint64
+
+	// The owner as this device presents it (observeOwner): the owner seen
+	// after the last transition and since when, an owner whose last
+	// snapshot said it is closing, and the notices about a condition that
+	// are withdrawn once it is over.
+	ownerSeen   engine.DeviceID
+	ownerSince  time.Duration
+	closingFrom engine.DeviceID
+	closing     bool            // this device is shutting down: its last snapshot says so
+	handedTo    engine.DeviceID // the target of our last transfer: it has its notice already
+	goneNotice  uint64          // "<owner> stopped responding", 0 when none
+	condNotices []uint64        // "... has no file ...: paused": withdrawn once music plays
+	sharedText  string          // the text of the missing-file notice this device shared last
+	heardCount  uint64          // snapshots adopted from the owner (Status.OwnerHeard)
+	lastDevices []devicesync.DeviceInfo
 }
 
 // intent is one typed message of the actor's inbox.
@@ -272,6 +287,7 @@ func (a *actor) loop(ticks <-chan time.Time) {
 // resumes where this one stopped instead of guessing.
 func (a *actor) shutdown() {
 	a.stopLibrary()
+	a.closing = true
 	_ = a.run(func(tx *txn) error {
 		tx.persistPos = true
 		tx.publish = a.e.MayRender()
@@ -394,7 +410,12 @@ func (a *actor) posNow() int64 {
 			return r.Pos.Milliseconds()
 		}
 	}
-	return a.st.extrapolate(a.clock.Now() - a.stAt)
+	now := a.clock.Now()
+	if a.ownerGone() {
+		// Never beyond where the owner was last heard.
+		return a.st.extrapolate(min(now, a.heardAt) - a.stAt)
+	}
+	return a.st.extrapolate(now - a.stAt)
 }
 
 // anchor makes st.PositionMS the position now.
@@ -571,7 +592,7 @@ func (a *actor) skipMissing(tx *txn) {
 		if a.hasFile(probe.Queue[i].ContentID) {
 			a.st.Index, a.st.PositionMS, a.stAt = i, 0, a.clock.Now()
 			tx.ch.track = true
-			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q: skipped to %q", a.deviceName(a.self), e.name(), probe.Queue[i].name()))
+			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q: skipped to %q", a.deviceName(a.self), e.name(), probe.Queue[i].name()), false)
 			return
 		}
 	}
@@ -579,7 +600,7 @@ func (a *actor) skipMissing(tx *txn) {
 	// control or the track change that led here.
 	a.st.Playing, a.stAt = false, a.clock.Now()
 	tx.ch.stopped, tx.persistPos = true, true
-	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it: paused", a.deviceName(a.self), e.name()))
+	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it: paused", a.deviceName(a.self), e.name()), true)
 }
 
 func (a *actor) hasFile(contentID string) bool {
@@ -589,9 +610,21 @@ func (a *actor) hasFile(contentID string) bool {
 
 // shareNotice tells the user here and, through the snapshot, on every
 // device.
-func (a *actor) shareNotice(tx *txn, text string) {
-	a.notice("error", text)
+// A paused one (paused) lasts until the music plays again: it is withdrawn
+// then, and the same condition found again (a handoff repeating what its
+// announcement started) keeps its one notice.
+func (a *actor) shareNotice(tx *txn, text string, paused bool) {
+	if !paused || text != a.sharedText || len(a.condNotices) == 0 {
+		a.notice("error", text)
+		if paused {
+			a.sharedText = text
+			a.condNotices = append(a.condNotices, a.noticeID)
+		}
+	}
 	a.st.Notice = &SharedNotice{ID: a.noticeID, Text: text}
+	if paused {
+		a.st.Notice.ID = a.condNotices[len(a.condNotices)-1]
+	}
 	a.shownFrom = sharedKey(a.self, a.st.Notice)
 	tx.publish = true
 }
@@ -691,6 +724,7 @@ func (a *actor) transfer(to engine.DeviceID) error {
 			return err
 		}
 		tx.sends = append(tx.sends, send{to: to, stamp: stamp, handoff: true, body: body})
+		a.handedTo = to
 		a.notice("info", "Playing on "+a.deviceName(to))
 		return nil
 	})
@@ -753,10 +787,20 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		}
 		now := a.clock.Now()
 		a.heardAt, a.heardFrom, a.heardHB = now, ev.From, hb
+		a.heardCount++
+		if ps.Closing {
+			a.closingFrom = ev.From
+		} else if a.closingFrom == ev.From {
+			a.closingFrom = ""
+		}
+		ps.Closing = false // ours to say, should this device take over
 		if ps.Notice != nil {
 			if k := sharedKey(ev.From, ps.Notice); k != a.shownFrom {
 				a.shownFrom = k
 				a.notice("error", ps.Notice.Text)
+				if !ps.Playing { // the owner paused for it: withdrawn once music plays
+					a.condNotices = append(a.condNotices, a.noticeID)
+				}
 			}
 		}
 		if a.pendingSeq != 0 {
@@ -997,6 +1041,7 @@ func (a *actor) publishSnapshot() {
 	if a.e.MayRender() {
 		st.PositionMS = a.posNow()
 		st.Term = a.e.Claim()
+		st.Closing = a.closing
 	}
 	b, err := json.Marshal(st)
 	if err != nil {
@@ -1083,7 +1128,10 @@ func (a *actor) folder(p string, add bool) error {
 	return nil
 }
 
+// notice adds a message for the user. The same text shown before is
+// moved to the end as the newest instead of being listed twice.
 func (a *actor) notice(level, text string) {
+	a.notices = slices.DeleteFunc(a.notices, func(n Notice) bool { return n.Level == level && n.Text == text })
 	a.noticeID++
 	a.notices = append(a.notices, Notice{ID: a.noticeID, Level: level, Text: text})
 	if len(a.notices) > MaxNotices {

@@ -66,6 +66,11 @@ type PlayerState struct {
 	// ("Living room has no file for ...: paused"), so every device tells
 	// its user, not only the owner. The next control clears it.
 	Notice *SharedNotice `json:"notice,omitempty"`
+	// Closing is set in the last snapshot of an owner that shuts down:
+	// every device shows the music stopped where it was (the exact
+	// position), while Playing keeps the intent for the device that
+	// takes over.
+	Closing bool `json:"closing,omitempty"`
 }
 
 // SharedNotice is a notice the owner distributes in its snapshot. ID
@@ -329,7 +334,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		}
 		acks, term := s.Acks, s.Term
 		*s = st
-		s.Acks, s.Term, s.Notice = acks, term, nil
+		s.Acks, s.Term, s.Notice, s.Closing = acks, term, nil, false
 		ch.track = true
 	default:
 		return ch, fmt.Errorf("app: unknown control %q", c.Op)

@@ -28,8 +28,18 @@ type Status struct {
 	StartupPending bool          `json:"startup_pending"`
 	Output         engine.Output `json:"output"` // this device's measured audio output
 	OutputError    string        `json:"output_error,omitempty"`
-	Passive        bool          `json:"passive"`
-	Config         engine.Config `json:"config"`
+	// OwnerGone says another device owns the output but stopped
+	// responding or closed: Playing is false and PositionMS is where it
+	// was last heard until it answers again or another device takes over.
+	OwnerGone bool `json:"owner_gone,omitempty"`
+	// OwnerHeard counts the owner's snapshots this device adopted; a
+	// change says the owner confirmed a state (e.g. after a transfer).
+	OwnerHeard uint64 `json:"owner_heard"`
+	// OwnerNotice is the owner's current shared notice ("B has no file
+	// for ...: paused"), empty when none.
+	OwnerNotice string        `json:"owner_notice,omitempty"`
+	Passive     bool          `json:"passive"`
+	Config      engine.Config `json:"config"`
 
 	Playing    bool        `json:"playing"`
 	PositionMS int64       `json:"position_ms"`

@@ -9,6 +9,8 @@ import (
 // publishStatus derives Status from the actor's state and hands it to the
 // front ends. It is never stored.
 func (a *actor) publishStatus() {
+	a.observeOwner()
+	gone := a.ownerGone()
 	s := Status{
 		DeviceID:       a.self,
 		DeviceName:     a.name,
@@ -20,7 +22,9 @@ func (a *actor) publishStatus() {
 		StartupPending: a.e.StartupPending(),
 		Passive:        a.passive,
 		Config:         a.cfg,
-		Playing:        a.st.Playing,
+		Playing:        a.st.Playing && !gone,
+		OwnerGone:      gone,
+		OwnerHeard:     a.heardCount,
 		PositionMS:     a.posNow(),
 		QueueLen:       len(a.st.Queue),
 		Index:          a.st.Index,
@@ -32,6 +36,9 @@ func (a *actor) publishStatus() {
 		LibraryVersion: a.libRun.version,
 		Folders:        slices.Clone(a.folders),
 		Notices:        slices.Clone(a.notices),
+	}
+	if a.st.Notice != nil {
+		s.OwnerNotice = a.st.Notice.Text
 	}
 	if a.out != nil {
 		r := a.out.Report()
@@ -58,7 +65,8 @@ func (a *actor) publishStatus() {
 		}
 		s.Track = &it
 	}
-	for _, d := range a.tr.Devices() {
+	a.lastDevices = a.tr.Devices()
+	for _, d := range a.lastDevices {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
 		ds.Selectable = ds.Online
