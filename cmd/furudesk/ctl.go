@@ -220,10 +220,7 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := a.Transfer(d.DeviceID); err != nil {
-			return nil, err
-		}
-		return ctlMessage("Playing on " + d.Name), nil
+		return transferAndConfirm(a, d, transferConfirmWait)
 	case "invite":
 		return a.Invite()
 	case "pair":
@@ -321,6 +318,42 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return raiseWindow() // instance.go
 	}
 	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
+}
+
+// transferConfirmWait bounds how long transfer waits for the target's
+// first snapshot, so its confirmation says what the target does.
+const transferConfirmWait = 1500 * time.Millisecond
+
+// transferAndConfirm moves playback to d and waits (at most wait) for d to
+// report as the owner: the confirmation says whether it plays, or that it
+// paused and why (no files for the queue).
+func transferAndConfirm(a *app.App, d app.DeviceStatus, wait time.Duration) (ctlMessage, error) {
+	ch, cancel := a.Subscribe()
+	defer cancel()
+	before := a.Status().OwnerHeard
+	if err := a.Transfer(d.DeviceID); err != nil {
+		return "", err
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		var st app.Status
+		select {
+		case st = <-ch:
+		case <-t.C:
+			return ctlMessage("Handed over to " + d.Name + "; it has not confirmed yet"), nil
+		}
+		if st.Owner != d.DeviceID || (!d.Self && st.OwnerHeard == before) {
+			continue
+		}
+		switch {
+		case st.Playing:
+			return ctlMessage("Playing on " + d.Name), nil
+		case st.OwnerNotice != "":
+			return ctlMessage(d.Name + " took over but paused: " + st.OwnerNotice), nil
+		}
+		return ctlMessage("Paused on " + d.Name), nil
+	}
 }
 
 // maxSeekMS bounds a seek position before it becomes a time.Duration: no
