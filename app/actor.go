@@ -91,13 +91,14 @@ type actor struct {
 	ownerSeen   engine.DeviceID
 	ownerSince  time.Duration
 	closingFrom engine.DeviceID
-	closing     bool            // this device is shutting down: its last snapshot says so
-	handedTo    engine.DeviceID // the target of our last transfer: it has its notice already
-	goneNotice  uint64          // "<owner> stopped responding", 0 when none
-	condNotices []uint64        // "... has no file ...: paused": withdrawn once music plays
-	sharedText  string          // the text of the missing-file notice this device shared last
-	heardCount  uint64          // snapshots adopted from the owner (Status.OwnerHeard)
-	lastDevices []devicesync.DeviceInfo
+	closing     bool                    // this device is shutting down: its last snapshot says so
+	handedTo    engine.DeviceID         // the target of our last transfer: it has its notice already
+	goneNotice  uint64                  // "<owner> stopped responding", 0 when none
+	condNotices []uint64                // "... has no file ...: paused": withdrawn once music plays
+	sharedText  string                  // the text of the missing-file notice this device shared last
+	heardCount  uint64                  // snapshots adopted from the owner (Status.OwnerHeard)
+	lastDevices []devicesync.DeviceInfo // as last shown: names of devices that left
+	joined      bool                    // a join was noticed by its group change
 }
 
 // intent is one typed message of the actor's inbox.
@@ -152,8 +153,14 @@ func (i nameIntent) handle(a *actor) {
 }
 func (i folderIntent) handle(a *actor) { a.answer(i.reply, a.folder(i.path, i.add)) }
 func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.startScan()) }
-func (i noticeIntent) handle(a *actor) { a.notice(i.level, i.text) }
-func (refreshIntent) handle(*actor)    {}
+func (i noticeIntent) handle(a *actor) {
+	if i.text == joinedText && a.joined {
+		a.joined = false // the group change said it already
+		return
+	}
+	a.notice(i.level, i.text)
+}
+func (refreshIntent) handle(*actor) {}
 
 func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	a := &actor{app: app, opts: opts, log: opts.Logger, store: deps.Store, out: deps.Output,
@@ -758,7 +765,7 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 	case devicesync.CommandReceived:
 		a.command(ev)
 	case devicesync.GroupChanged:
-		a.groupChanged(ev.Group)
+		a.groupChanged(ev)
 	case devicesync.PairingRequest:
 		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
 	case devicesync.PeerOnline, devicesync.PeerOffline:
@@ -878,24 +885,71 @@ func abs(x int64) int64 {
 	return x
 }
 
-func (a *actor) groupChanged(group string) {
-	if group == "" || group == a.group {
+// groupChanged follows the transport into a new group: one this device
+// joined, or a group of its own after another device revoked it. The old
+// group's engine state stays with that group's checkpoint; after a
+// revocation the old group's owner and queue are dropped as well (this
+// device is idle and alone, its controls act locally).
+func (a *actor) groupChanged(ev devicesync.GroupChanged) {
+	if ev.Group == "" || ev.Group == a.group {
 		return
 	}
-	_ = a.run(func(*txn) error {
-		if err := a.store.SetGroup(group); err != nil {
+	var others []devicesync.DeviceInfo
+	for _, d := range ev.Devices {
+		if d.ID != a.self {
+			others = append(others, d)
+		}
+	}
+	var before []devicesync.DeviceInfo
+	for _, d := range a.lastDevices {
+		if d.ID != a.self {
+			before = append(before, d)
+		}
+	}
+	// A new group of this device alone: devicesync founds one only when
+	// this device was revoked from its group.
+	revoked := len(others) == 0
+	err := a.run(func(*txn) error {
+		if err := a.store.SetGroup(ev.Group); err != nil {
 			return err
 		}
-		e, err := a.engineFor(group)
+		e, err := a.engineFor(ev.Group)
 		if err != nil {
 			return err
 		}
-		a.e, a.group = e, group
+		a.e, a.group = e, ev.Group
 		a.pendingSeq = 0
+		if revoked {
+			vol := a.st.Volume
+			a.st, a.stAt = defaultState(), a.clock.Now()
+			a.st.Volume = vol
+			a.heardFrom, a.heardHB, a.closingFrom = "", 0, ""
+		}
 		return nil
 	})
-	a.notice("info", "This device is now in group "+group)
+	if err != nil {
+		return
+	}
+	a.withdraw(&a.goneNotice)
+	switch {
+	case revoked && len(before) == 1:
+		a.notice("error", a.knownName(before[0].ID)+" removed this device from the group")
+	case revoked:
+		a.notice("error", "Another device removed this device from the group")
+	case len(others) > 0:
+		a.notices = slices.DeleteFunc(a.notices, func(n Notice) bool { return n.Text == joinedText })
+		a.joined = true
+		name := others[0].Name
+		if name == "" {
+			name = string(others[0].ID)
+		}
+		a.notice("info", "Joined "+name+"'s group")
+	}
 }
+
+// joinedText is Pair's notice once the other device accepted; the group
+// change names the group instead when it comes first.
+const joinedText = "Joined the group"
 
 func (a *actor) audioEvent(ev audio.Event) {
 	switch ev := ev.(type) {

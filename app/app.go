@@ -417,13 +417,13 @@ func (a *App) Pair(code string) error {
 	select {
 	case err := <-done:
 		if err == nil {
-			a.post(noticeIntent{level: "info", text: "Joined the group"})
+			a.post(noticeIntent{level: "info", text: joinedText})
 		}
 		return err
 	case <-t.C:
 	}
 	go func() {
-		msg, level := "Joined the group", "info"
+		msg, level := joinedText, "info"
 		if err := <-done; err != nil {
 			msg, level = "Pairing failed: "+UserMessage(err), "error"
 		}

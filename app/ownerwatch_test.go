@@ -196,3 +196,44 @@ func commandFrom(from engine.DeviceID, claim engine.Claim, seq uint64, handoff b
 	return devicesync.CommandReceived{From: from, Target: self, Body: mustJSON(c), Handoff: handoff,
 		Stamp: engine.CommandStamp{Version: engine.EnvelopeVersion, Claim: claim, Sequence: seq}}
 }
+
+// QA N5: a revoked device learns it, drops the old group's owner and
+// queue (idle, alone) and its controls then act locally.
+func TestRevokedDeviceIsAloneAndIdle(t *testing.T) {
+	r := newRig(t, self, Options{Config: slowCfg()}, peerB)
+	ownerPlaying(r)
+	r.tr.mu.Lock()
+	r.tr.peers, r.tr.group = nil, "grp_new"
+	r.tr.mu.Unlock()
+	r.peer(devicesync.GroupChanged{Group: "grp_new", Devices: []devicesync.DeviceInfo{{ID: self, Name: "self", Self: true}}})
+	st := r.app.Status()
+	if st.GroupID != "grp_new" || st.Owner != "" || st.Playing || st.QueueLen != 0 || st.Volume != 50 {
+		t.Fatalf("after the revocation: group %s owner %q playing %v queue %d volume %d", st.GroupID, st.Owner, st.Playing, st.QueueLen, st.Volume)
+	}
+	if lastNotice(st) != string(peerB)+" removed this device from the group" || hasNotice(st, "grp_") {
+		t.Fatalf("notices %+v", st.Notices)
+	}
+	if err := r.app.Next(); err == nil {
+		t.Fatal("next on an empty queue did nothing without an error")
+	}
+	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.app.Status(); st.Owner != self || !st.Playing || r.j.first("play b3:aa@0") < 0 {
+		t.Fatalf("play after the revocation: owner %q playing %v %q", st.Owner, st.Playing, r.j.list())
+	}
+}
+
+// QA N5: joining names the group by a device, never by its raw id, and
+// says it once.
+func TestJoinNoticeNamesTheGroup(t *testing.T) {
+	r := newRig(t, self, Options{Config: slowCfg()})
+	r.peer(devicesync.GroupChanged{Group: "grp_theirs", Devices: []devicesync.DeviceInfo{
+		{ID: self, Name: "self", Self: true}, {ID: peerB, Name: "Living room"}}})
+	r.app.post(noticeIntent{level: "info", text: joinedText})
+	r.sync()
+	st := r.app.Status()
+	if len(st.Notices) != 1 || st.Notices[0].Text != "Joined Living room's group" {
+		t.Fatalf("notices %+v", st.Notices)
+	}
+}
