@@ -848,6 +848,7 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 				return a.ack(tx, ev)
 			}
 		}
+		a.describe(c.Entries)
 		ch, err := a.st.apply(c, a.st.PositionMS)
 		if err != nil {
 			a.notice("error", "A command from "+a.deviceName(ev.From)+" failed: "+err.Error())
@@ -862,6 +863,19 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 		}
 		return a.ack(tx, ev)
 	})
+}
+
+// describe gives entries a controller sent by content id alone (a track
+// its library lacks) the metadata of this device's copy.
+func (a *actor) describe(es []Entry) {
+	for i, e := range es {
+		if e.Title != "" {
+			continue
+		}
+		if t, err := a.store.TrackByContentID(e.ContentID); err == nil {
+			es[i] = EntryOf(t)
+		}
+	}
 }
 
 func (a *actor) ack(tx *txn, ev devicesync.CommandReceived) error {

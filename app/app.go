@@ -271,13 +271,77 @@ func (a *App) entries(ids []string) ([]Entry, error) {
 	}
 	es := make([]Entry, 0, len(ids))
 	for _, id := range ids {
-		t, err := a.store.TrackByContentID(id)
+		e, err := a.entryByID(id)
 		if err != nil {
-			return nil, userErr(ErrNotInLibrary, "track %s is not in this device's library", id)
+			return nil, err
 		}
-		es = append(es, EntryOf(t))
+		es = append(es, e)
 	}
 	return es, nil
+}
+
+// entryByID is the queue entry of a content id: from this device's
+// library, else, while another device owns the output, from the shared
+// queue or as the bare id: the owner plays it from its own library (and
+// says so when it lacks it too).
+func (a *App) entryByID(id string) (Entry, error) {
+	if t, err := a.store.TrackByContentID(id); err == nil {
+		return EntryOf(t), nil
+	}
+	st := a.Status()
+	if st.Owner == "" || st.Owner == st.DeviceID || !validContentID(id) {
+		return Entry{}, userErr(ErrNotInLibrary, "track %s is not in this device's library", id)
+	}
+	for _, it := range st.Queue {
+		if it.ContentID == id {
+			return Entry{ContentID: id, Title: it.Title, Artists: it.Artists, Album: it.Album, DurationMS: it.DurationMS}, nil
+		}
+	}
+	return Entry{ContentID: id}, nil
+}
+
+func validContentID(id string) bool {
+	return strings.HasPrefix(id, library.ContentIDPrefix) && len(id) <= storage.MaxContentIDBytes
+}
+
+// ResolveEntry is Resolve returning the queue entry: for a file, the
+// metadata of that file (two files with the same audio share a content id
+// but keep their own titles); for a content id, as PlayTracks finds it.
+func (a *App) ResolveEntry(idOrPath string) (Entry, error) {
+	if !strings.HasPrefix(idOrPath, library.ContentIDPrefix) {
+		if p, err := filepath.Abs(idOrPath); err == nil {
+			if tracks, err := a.store.Tracks(); err == nil {
+				for _, t := range tracks {
+					if t.Path == p {
+						return EntryOf(t), nil
+					}
+				}
+			}
+		}
+	}
+	id, err := a.Resolve(idOrPath)
+	if err != nil {
+		return Entry{}, err
+	}
+	return a.entryByID(id)
+}
+
+// PlayEntries replaces the queue with es (from ResolveEntry) and plays from
+// start.
+func (a *App) PlayEntries(es []Entry, start int) error {
+	if len(es) == 0 {
+		return errors.New("app: no tracks given")
+	}
+	return a.control(Control{Op: OpPlayTracks, Entries: es, Index: start})
+}
+
+// EnqueueEntries appends es (from ResolveEntry) to the queue, or inserts
+// them after the current track when next.
+func (a *App) EnqueueEntries(es []Entry, next bool) error {
+	if len(es) == 0 {
+		return errors.New("app: no tracks given")
+	}
+	return a.control(Control{Op: OpEnqueue, Entries: es, Next: next})
 }
 
 // Resolve turns a content id or a file path of the catalog into a content

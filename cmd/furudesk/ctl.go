@@ -134,11 +134,11 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if len(req.Args) == 0 {
 			return nil, a.Resume()
 		}
-		ids, err := resolveAll(a, req.Args)
+		es, err := resolveAll(a, req.Args)
 		if err != nil {
 			return nil, err
 		}
-		return nil, a.PlayTracks(ids, 0)
+		return nil, a.PlayEntries(es, 0)
 	case "pause":
 		return nil, a.Pause()
 	case "resume":
@@ -205,11 +205,11 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: enqueue ID|PATH (one or more)")
 		}
-		ids, err := resolveAll(a, req.Args)
+		es, err := resolveAll(a, req.Args)
 		if err != nil {
 			return nil, err
 		}
-		return nil, a.Enqueue(ids, false)
+		return nil, a.EnqueueEntries(es, false)
 	case "devices":
 		return a.Status().Devices, nil
 	case "transfer":
@@ -426,16 +426,21 @@ func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
 	return out, nil
 }
 
-func resolveAll(a *app.App, args []string) ([]string, error) {
-	ids := make([]string, 0, len(args))
+// resolveAll turns content ids and files into queue entries, each file
+// with its own metadata.
+func resolveAll(a *app.App, args []string) ([]app.Entry, error) {
+	if len(args) > app.MaxQueue {
+		return nil, fmt.Errorf("at most %d tracks at once", app.MaxQueue)
+	}
+	es := make([]app.Entry, 0, len(args))
 	for _, x := range args {
-		id, err := a.Resolve(x)
+		e, err := a.ResolveEntry(x)
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, id)
+		es = append(es, e)
 	}
-	return ids, nil
+	return es, nil
 }
 
 const ctlUsage = `Usage: furudesk ctl --data-dir DIR <command> [args]
