@@ -595,9 +595,10 @@ func (a *actor) skipMissing(tx *txn) {
 		if !ok || i == a.st.Index {
 			break
 		}
-		probe.Index = i
+		probe.moveTo(i)
 		if a.hasFile(probe.Queue[i].ContentID) {
-			a.st.Index, a.st.PositionMS, a.stAt = i, 0, a.clock.Now()
+			a.st.Index, a.st.Seed, a.st.Order = i, probe.Seed, slices.Clone(probe.Order)
+			a.st.PositionMS, a.stAt = 0, a.clock.Now()
 			tx.ch.track = true
 			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q: skipped to %q", a.deviceName(a.self), e.name(), probe.Queue[i].name()), false)
 			return
@@ -1042,7 +1043,11 @@ func (a *actor) nextStarted(ev audio.Started) {
 			return nil
 		}
 		if a.curIdx >= 0 && a.curIdx < len(a.st.Queue) && a.st.Queue[a.curIdx].ContentID == a.curCID {
-			a.st.Index = a.curIdx
+			if i, ok := a.st.following(); ok && i == a.curIdx && a.st.Repeat != "one" {
+				a.st.moveTo(i) // a new cycle's order when it wrapped around
+			} else {
+				a.st.Index = a.curIdx
+			}
 		}
 		a.st.PositionMS, a.stAt = ev.At.Milliseconds(), a.clock.Now()
 		a.st.Playing = true

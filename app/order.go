@@ -100,9 +100,41 @@ func (s PlayerState) after() (int, bool) {
 		return s.at(p + 1), true
 	}
 	if s.Repeat == "all" {
+		if s.Shuffle {
+			_, o := s.cycleOrder()
+			return o[0], true
+		}
 		return s.at(0), true
 	}
 	return 0, false
+}
+
+// wraps reports whether the track after the current one starts a new
+// cycle of a shuffled queue on repeat all.
+func (s PlayerState) wraps() bool {
+	return s.Shuffle && s.Repeat == "all" && len(s.Queue) > 0 && s.orderPos()+1 >= len(s.Queue)
+}
+
+// cycleOrder is the seed and order of the next cycle of a shuffled queue
+// on repeat all: a new shuffle each time round, from the next seed, so
+// every device that follows the snapshot (and after computes) agrees. It
+// does not start with the track that just played, if it can.
+func (s PlayerState) cycleOrder() (uint64, []int) {
+	seed := mix(s.Seed)
+	o := shuffledOrder(seed, len(s.Queue), -1)
+	if len(o) > 1 && o[0] == s.Index {
+		o[0], o[1] = o[1], o[0]
+	}
+	return seed, o
+}
+
+// moveTo makes queue index i, which after returned, the current track,
+// starting the next cycle's order when it wrapped around.
+func (s *PlayerState) moveTo(i int) {
+	if s.wraps() {
+		s.Seed, s.Order = s.cycleOrder()
+	}
+	s.Index = i
 }
 
 // before is the queue index before the current track in play order.

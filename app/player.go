@@ -284,7 +284,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 				ch.stopped = true
 				return ch, nil
 			}
-			s.Index = i
+			s.moveTo(i)
 		} else if i, ok := s.before(); ok {
 			s.Index = i
 		}
@@ -359,7 +359,9 @@ func (s PlayerState) checkIndex(i int) error {
 func (s *PlayerState) advance() bool {
 	s.PositionMS = 0
 	if i, ok := s.following(); ok {
-		s.Index = i
+		if s.Repeat != "one" {
+			s.moveTo(i)
+		}
 		return true
 	}
 	s.Playing = false

@@ -119,12 +119,17 @@ func TestRepeatModes(t *testing.T) {
 			t.Fatalf("shuffle %v repeat one: index %d playing %v", shuffle, s.Index, s.Playing)
 		}
 		s.Repeat = "all"
-		if !s.advance() || s.Index != last[0] {
-			t.Fatalf("shuffle %v repeat all: wrapped to %d, want %d", shuffle, s.Index, last[0])
+		// With shuffle each cycle has an order of its own (TestShuffleRepeatAllReshufflesEachCycle).
+		if !s.advance() || s.Index != s.at(0) || (!shuffle && s.Index != last[0]) {
+			t.Fatalf("shuffle %v repeat all: wrapped to %d, want %d", shuffle, s.Index, s.at(0))
 		}
-		s.Index = last[2]
-		if _, _ = s.apply(Control{Op: OpNext}, 0); s.Index != last[0] || !s.Playing {
+		s.Index = s.at(2)
+		if _, _ = s.apply(Control{Op: OpNext}, 0); s.Index != s.at(0) || !s.Playing || (!shuffle && s.Index != last[0]) {
 			t.Fatalf("shuffle %v repeat all Next: %d", shuffle, s.Index)
+		}
+		last = []int{0, 1, 2}
+		if shuffle {
+			last = s.Order
 		}
 		s.Index, s.Repeat = last[2], "off"
 		if s.advance() || s.Playing {
@@ -394,4 +399,36 @@ func snapOf(t *testing.T, r *rig) PlayerState {
 		t.Fatal(err)
 	}
 	return ps
+}
+
+// QA N9: shuffle with repeat all plays a new order each cycle, the same on
+// every device: the new seed travels in the state, and what follows the
+// last track (prepared for a gapless start) is what the cycle starts with.
+func TestShuffleRepeatAllReshufflesEachCycle(t *testing.T) {
+	s := defaultState()
+	s.Queue, s.Playing, s.Repeat = queueOf(8), true, "all"
+	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 7}, 0)
+	var cycles [][]int
+	for range 3 {
+		var played []int
+		for range 8 {
+			played = append(played, s.Index)
+			next, _ := s.following()
+			remote := s.clone() // a controller that adopted the snapshot
+			if !s.advance() || s.Index != next {
+				t.Fatalf("advanced to %d, prepared %d", s.Index, next)
+			}
+			_ = remote.advance()
+			if remote.Index != s.Index || remote.Seed != s.Seed || !slices.Equal(remote.Order, s.Order) {
+				t.Fatal("the next cycle differs between devices")
+			}
+		}
+		if !isPermutation(played, 8) {
+			t.Fatalf("cycle %v does not play each track once", played)
+		}
+		cycles = append(cycles, played)
+	}
+	if slices.Equal(cycles[0], cycles[1]) || slices.Equal(cycles[1], cycles[2]) {
+		t.Fatalf("the same order every cycle (seed 7): %v", cycles)
+	}
 }
