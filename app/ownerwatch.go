@@ -39,6 +39,9 @@ func (a *actor) ownerGone() bool {
 	if a.closingFrom == o {
 		return true
 	}
+	if o != a.ownerSeen {
+		return false // it just became the owner (observeOwner notes when)
+	}
 	last := a.ownerSince
 	if a.heardFrom == o {
 		last = max(last, a.heardAt)
