@@ -385,10 +385,10 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 		e.stats.AnnounceErrors++
 		return ErrClaim
 	}
-	switch c.Claim.Compare(e.claim) {
-	case 1:
+	switch r := c.Claim.Compare(e.claim); {
+	case r > 0:
 		e.adopt(c.Claim)
-	case -1:
+	case r < 0:
 		e.peerBehind = true // tell it on the next Tick, at most once per tick
 	}
 	if c.Heartbeat != 0 {
