@@ -381,7 +381,7 @@ func writesPerHour(t testing.TB) int {
 	r.store.mu.Unlock()
 	for range int(time.Hour / DefaultTick) {
 		r.clock.add(DefaultTick)
-		r.ticks <- time.Time{}
+		r.tick()
 		if rep := r.out.Report(); rep.Track.Seq != 0 && rep.Pos >= 200*time.Second {
 			r.audio(audio.Finished{Track: rep.Track})
 		}

@@ -480,8 +480,17 @@ func (r *rig) do(f func(a *actor)) {
 func (r *rig) advance(d time.Duration) {
 	for step := DefaultTick; d > 0; d -= step {
 		r.clock.add(min(step, d))
-		r.ticks <- time.Time{}
+		r.tick()
 	}
+}
+
+// tick delivers one tick and waits until the actor handled it, so the
+// whole transition runs at the time the tick was sent for: the clock must
+// not move on while the actor is still in it (a tick that read the owner
+// live at its start and timed out at engine.Tick would take over as if the
+// owner had been live and resume at the position extrapolated up to now).
+func (r *rig) tick() {
+	r.ticks <- time.Time{}
 	r.sync()
 }
 
