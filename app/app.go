@@ -216,13 +216,16 @@ func (a *App) Status() Status {
 func (a *App) Subscribe() (<-chan Status, func()) {
 	ch := make(chan Status, 1)
 	a.mu.Lock()
+	// The current status goes in before ch is registered, under the lock
+	// setStatus holds: sent after, it would block for good on a channel a
+	// concurrent setStatus had just filled.
+	if s := a.status.Load(); s != nil {
+		ch <- *s
+	}
 	id := a.next
 	a.next++
 	a.subs[id] = ch
 	a.mu.Unlock()
-	if s := a.status.Load(); s != nil {
-		ch <- *s
-	}
 	return ch, func() {
 		a.mu.Lock()
 		delete(a.subs, id)
