@@ -47,6 +47,8 @@ type actor struct {
 	heardHB   uint64          // its heartbeat id then: older snapshots are stale
 	shownFrom string          // the last shared notice shown: owner, id and text
 
+	answered bool // the intent being handled published and replied (answer)
+
 	persisted   storage.QueueState // last committed queue/transport
 	persistedAt time.Duration
 
@@ -134,9 +136,13 @@ type noticeIntent struct{ level, text string }
 type refreshIntent struct{}
 
 // answer publishes the status the intent produced, then replies, so a
-// caller that reads Status after the reply sees its effect.
+// caller that reads Status after the reply sees its effect. It is the
+// intent's last step: the loop does not publish again, so the actor is
+// idle once the caller has its reply (a second publish would read the
+// clock and the transport's device list while the caller goes on).
 func (a *actor) answer(reply chan error, err error) {
 	a.publishStatus()
+	a.answered = true
 	reply <- err
 }
 
@@ -284,6 +290,10 @@ func (a *actor) loop(ticks <-chan time.Time) {
 			a.audioEvent(ev)
 		case <-ticks:
 			a.tick()
+		}
+		if a.answered {
+			a.answered = false // published by answer
+			continue
 		}
 		a.publishStatus()
 	}

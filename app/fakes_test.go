@@ -210,7 +210,7 @@ type fakeOutput struct {
 }
 
 func newFakeOutput(j *journal, c *fakeClock) *fakeOutput {
-	return &fakeOutput{j: j, clock: c, events: make(chan audio.Event, 64), avail: true}
+	return &fakeOutput{j: j, clock: c, events: make(chan audio.Event), avail: true}
 }
 
 func (o *fakeOutput) Play(src audio.Source, at time.Duration) audio.Track {
@@ -329,7 +329,7 @@ func (t *fakeTransport) setOffline(id engine.DeviceID, off bool) {
 }
 
 func newFakeTransport(j *journal, id engine.DeviceID, peers ...engine.DeviceID) *fakeTransport {
-	return &fakeTransport{j: j, id: id, group: "grp_test", events: make(chan devicesync.Event, 64), peers: peers}
+	return &fakeTransport{j: j, id: id, group: "grp_test", events: make(chan devicesync.Event), peers: peers}
 }
 
 func (t *fakeTransport) ID() engine.DeviceID             { return t.id }
@@ -495,20 +495,16 @@ func (r *rig) tick() {
 }
 
 func (r *rig) peer(ev devicesync.Event) {
+	// The channel is unbuffered: the send returns once the actor took the
+	// event, so no other message (a barrier, which refreshes the device
+	// list the event is judged against) is handled between the test's
+	// set-up and the event; the barrier after it waits for its handling.
 	r.tr.events <- ev
-	// The actor picks among ready channels at random: wait until the event
-	// was taken, then for one more message so its handling finished.
-	for len(r.tr.events) > 0 {
-		r.sync()
-	}
 	r.sync()
 }
 
 func (r *rig) audio(ev audio.Event) {
-	r.out.events <- ev
-	for len(r.out.events) > 0 {
-		r.sync()
-	}
+	r.out.events <- ev // unbuffered, as peer's
 	r.sync()
 }
 
