@@ -1111,6 +1111,14 @@ func (a *actor) tick() {
 			}
 		}
 		a.e.Tick()
+		// A takeover on a tick is a failover or a startup decision, never a
+		// handoff from a live, playing owner: resume where the owner was
+		// last heard even if it still counted as live when this
+		// transition began (its timeout may expire between that check and
+		// the engine's own clock read).
+		if a.e.MayRender() {
+			tx.ownerLive = false
+		}
 		if a.e.MayRender() && a.st.Playing && now-a.persistedAt >= a.opts.PersistEvery {
 			tx.persistPos = true
 		}
