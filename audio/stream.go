@@ -99,29 +99,28 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 	}
 	ended := false
 	idle := 0
+	seek := func(req seekReq) {
+		gen, ended, idle = req.gen, false, 0
+		if err := dec.SeekFrame(req.frame); err != nil {
+			fail(err)
+			ended = true
+		}
+	}
 	for {
 		select {
 		case <-s.quit:
 			return
 		case req := <-s.seekCh:
-			gen, ended, idle = req.gen, false, 0
-			if err := dec.SeekFrame(req.frame); err != nil {
-				fail(err)
-				ended = true
-			}
+			seek(req)
 			continue
 		default:
 		}
-		if ended {
+		if ended { // nothing left to decode: wait for a seek or the end
 			select {
 			case <-s.quit:
 				return
 			case req := <-s.seekCh:
-				gen, ended, idle = req.gen, false, 0
-				if err := dec.SeekFrame(req.frame); err != nil {
-					fail(err)
-					ended = true
-				}
+				seek(req)
 			}
 			continue
 		}
