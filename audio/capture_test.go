@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/furudesk/furudesk/internal/pulsetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -253,7 +254,7 @@ func TestNoAudioServer(t *testing.T) {
 	defer os.RemoveAll(dir)
 	writeFile(t, filepath.Join(dir, ".asoundrc"), []byte("pcm.!default { type pulse }\nctl.!default { type pulse }\n"))
 	writeFile(t, filepath.Join(dir, "client.conf"), []byte("autospawn = no\n"))
-	env := cleanEnv("HOME="+dir, "XDG_RUNTIME_DIR="+dir, "PULSE_SERVER=unix:"+filepath.Join(dir, "no-such.sock"),
+	env := pulsetest.CleanEnv("HOME="+dir, "XDG_RUNTIME_DIR="+dir, "PULSE_SERVER=unix:"+filepath.Join(dir, "no-such.sock"),
 		"PULSE_CLIENTCONFIG="+filepath.Join(dir, "client.conf"))
 	run := runChild(t, env, "noserver", writeFile(t, filepath.Join(dir, "t.wav"), wavBytes(44100, 2, 4410, sine(440, 0.5, 44100))))
 	m := run.one(t, "unavailable")

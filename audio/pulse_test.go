@@ -4,12 +4,9 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"io"
-	"os"
+	"github.com/furudesk/furudesk/internal/pulsetest"
 	"os/exec"
-	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,90 +25,7 @@ func startPulse(t *testing.T) *pulse {
 	bin := needTool(t, "pulseaudio")
 	needTool(t, "pactl")
 	needTool(t, "parec")
-	dir, err := os.MkdirTemp("", "fdpa") // short: unix socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	run := filepath.Join(dir, "run")
-	home := filepath.Join(dir, "home")
-	for _, d := range []string{run, home} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sock := filepath.Join(run, "pulse.sock")
-	script := "load-module module-native-protocol-unix auth-anonymous=1 socket=" + sock + "\n" +
-		"load-module module-null-sink sink_name=vsink rate=44100 channels=2\n" +
-		"set-default-sink vsink\n"
-	writeFile(t, filepath.Join(dir, "pa.pa"), []byte(script))
-	writeFile(t, filepath.Join(home, ".asoundrc"), []byte("pcm.!default { type pulse }\nctl.!default { type pulse }\n"))
-	writeFile(t, filepath.Join(dir, "client.conf"), []byte("autospawn = no\n"))
-	p := &pulse{env: cleanEnv(
-		"XDG_RUNTIME_DIR="+run,
-		"HOME="+home,
-		"PULSE_SERVER=unix:"+sock,
-		"PULSE_CLIENTCONFIG="+filepath.Join(dir, "client.conf"),
-	)}
-	cmd := exec.Command(bin, "-n", "-F", filepath.Join(dir, "pa.pa"), "--daemonize=no",
-		"--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no", "--log-target=stderr",
-		// Real-time scheduling where allowed (root on CI containers): the
-		// test machine is shared and a starved server underruns.
-		"--high-priority=yes", "--realtime=yes")
-	cmd.Env = p.env
-	var log strings.Builder
-	cmd.Stderr = &syncWriter{w: &log}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start pulseaudio: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c := exec.Command("pactl", "info")
-		c.Env = p.env
-		if c.Run() == nil {
-			return p
-		}
-		select {
-		case <-exited:
-			t.Fatalf("pulseaudio exited:\n%s", log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pulseaudio did not come up:\n%s", log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// cleanEnv is os.Environ without any audio routing of the machine, plus kv.
-func cleanEnv(kv ...string) []string {
-	var env []string
-	for _, e := range os.Environ() {
-		k, _, _ := strings.Cut(e, "=")
-		switch {
-		case strings.HasPrefix(k, "PULSE_"), k == "XDG_RUNTIME_DIR", k == "HOME", k == "ALSA_CONFIG_PATH":
-			continue
-		}
-		env = append(env, e)
-	}
-	return append(env, kv...)
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
+	return &pulse{env: pulsetest.Start(t, bin, "vsink").Env}
 }
 
 // recorder captures vsink.monitor with parec (raw s16le stereo) and notes

@@ -8,13 +8,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/furudesk/furudesk/internal/pulsetest"
 	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,70 +81,11 @@ func startPulse(t testing.TB, sinks int) *pulse {
 	bin := needTool(t, "pulseaudio")
 	needTool(t, "pactl")
 	needTool(t, "parec")
-	dir, err := os.MkdirTemp("", "fdpa")
-	if err != nil {
-		t.Fatal(err)
+	names := make([]string, sinks)
+	for i := range names {
+		names[i] = fmt.Sprintf("dev%d", i)
 	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	run, home := filepath.Join(dir, "run"), filepath.Join(dir, "home")
-	for _, d := range []string{run, home} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sock := filepath.Join(run, "pulse.sock")
-	script := "load-module module-native-protocol-unix auth-anonymous=1 socket=" + sock + "\n"
-	for i := range sinks {
-		script += fmt.Sprintf("load-module module-null-sink sink_name=dev%d rate=44100 channels=2\n", i)
-	}
-	script += "set-default-sink dev0\n"
-	mustWrite(t, filepath.Join(dir, "pa.pa"), []byte(script))
-	mustWrite(t, filepath.Join(home, ".asoundrc"), []byte("pcm.!default { type pulse }\nctl.!default { type pulse }\n"))
-	mustWrite(t, filepath.Join(dir, "client.conf"), []byte("autospawn = no\n"))
-	p := &pulse{env: cleanEnv("XDG_RUNTIME_DIR="+run, "HOME="+home, "PULSE_SERVER=unix:"+sock,
-		"PULSE_CLIENTCONFIG="+filepath.Join(dir, "client.conf"), "LANG=C.UTF-8")}
-	cmd := exec.Command(bin, "-n", "-F", filepath.Join(dir, "pa.pa"), "--daemonize=no",
-		"--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no", "--log-target=stderr",
-		"--high-priority=yes", "--realtime=yes")
-	cmd.Env = p.env
-	var log syncBuf
-	cmd.Stderr = &log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start pulseaudio: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		c := exec.Command("pactl", "info")
-		c.Env = p.env
-		if c.Run() == nil {
-			return p
-		}
-		select {
-		case <-exited:
-			t.Fatalf("pulseaudio exited:\n%s", log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("pulseaudio did not come up:\n%s", log.String())
-		}
-		time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
-	}
-}
-
-func cleanEnv(kv ...string) []string {
-	var env []string
-	for _, e := range os.Environ() {
-		k, _, _ := strings.Cut(e, "=")
-		switch {
-		case strings.HasPrefix(k, "PULSE_"), k == "XDG_RUNTIME_DIR", k == "HOME", k == "ALSA_CONFIG_PATH", k == "LANG", k == "LC_ALL":
-			continue
-		}
-		env = append(env, e)
-	}
-	return append(env, kv...)
+	return &pulse{env: pulsetest.Start(t, bin, names...).Env}
 }
 
 type syncBuf struct {

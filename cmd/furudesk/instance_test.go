@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"github.com/furudesk/furudesk/internal/pulsetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,7 +63,7 @@ func TestSecondLaunchRaisesTheRunningWindow(t *testing.T) {
 		}
 	}
 	// No session bus (and none autolaunched): MPRIS and the tray step aside.
-	env := cleanEnv("DISPLAY="+display, "HOME="+home, "XDG_RUNTIME_DIR="+run, "LANG=C.UTF-8",
+	env := pulsetest.CleanEnv("DISPLAY="+display, "HOME="+home, "XDG_RUNTIME_DIR="+run,
 		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(run, "no-bus"))
 	args := []string{"--data-dir", dir, "--mdns=false", "--listen", "127.0.0.1:0"}
 
@@ -113,7 +114,7 @@ func TestSecondLaunchOnHeadlessFails(t *testing.T) {
 	needE2E(t)
 	root := t.TempDir()
 	dir := filepath.Join(root, "data")
-	env := cleanEnv("HOME="+root, "XDG_RUNTIME_DIR="+root, "LANG=C.UTF-8", "DISPLAY=",
+	env := pulsetest.CleanEnv("HOME="+root, "XDG_RUNTIME_DIR="+root, "LANG=C.UTF-8", "DISPLAY=",
 		"DBUS_SESSION_BUS_ADDRESS=unix:path="+filepath.Join(root, "no-bus"))
 	args := []string{"--data-dir", dir, "--mdns=false", "--listen", "127.0.0.1:0"}
 	first := &node{t: t, name: "headless", dir: dir, env: env, args: append([]string{"--headless"}, args...)}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/furudesk/furudesk/internal/pulsetest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,7 +148,7 @@ func TestTrayMenuOnTheSessionBus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	env := cleanEnv("DISPLAY="+display, "HOME="+home, "XDG_RUNTIME_DIR="+run, "LANG=C.UTF-8",
+	env := pulsetest.CleanEnv("DISPLAY="+display, "HOME="+home, "XDG_RUNTIME_DIR="+run, "LANG=C.UTF-8",
 		"DBUS_SESSION_BUS_ADDRESS="+addr)
 	n := &node{t: t, name: "tray", dir: dir, env: env, args: []string{"--data-dir", dir, "--mdns=false", "--listen", "127.0.0.1:0"}}
 	n.start()
