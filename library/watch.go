@@ -90,6 +90,10 @@ type WatchOptions struct {
 	Clock Clock
 
 	fsys fileSystem // tests inject faults; nil means the OS
+	// handled, when set, is called on the watcher's goroutine after each
+	// file system event was recorded, so a test on a fake clock can wait
+	// for the real event instead of guessing when it arrived.
+	handled func(fsnotify.Event)
 }
 
 // Watcher keeps an Index in step with the music folders using fsnotify and
@@ -231,6 +235,9 @@ func (w *Watcher) loop(startErrs []Event) {
 			w.handle(ev)
 			if w.timer == nil && w.deb.pending() {
 				w.timer = w.opts.Clock.NewTimer(w.opts.Debounce)
+			}
+			if w.opts.handled != nil {
+				w.opts.handled(ev)
 			}
 		case err, ok := <-w.fsw.Errors:
 			if !ok {

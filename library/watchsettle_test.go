@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 )
 
 // stepClock is a fake Clock: time moves only when the test says, and every
@@ -45,11 +47,13 @@ func (c *stepClock) advance(d time.Duration) time.Time {
 // the debounce and fires the pending timer; the watcher answers with a new
 // timer (it waits on), an event, or nothing.
 type settleHarness struct {
-	t     *testing.T
-	clock *stepClock
-	w     *Watcher
-	root  string
-	cur   *stepTimer
+	t       *testing.T
+	clock   *stepClock
+	w       *Watcher
+	root    string
+	staging string
+	handled chan string // paths of the file system events the watcher recorded
+	cur     *stepTimer
 }
 
 const settleDebounce = 100 * time.Millisecond
@@ -58,25 +62,47 @@ func startSettleWatch(t *testing.T) *settleHarness {
 	t.Helper()
 	root := t.TempDir()
 	c := &stepClock{now: time.Now().Truncate(time.Second), timers: make(chan *stepTimer, 64)}
+	handled := make(chan string, 64)
 	w, err := Watch(context.Background(), NewMemIndex(), []string{root}, WatchOptions{
-		Debounce: settleDebounce, MaxDelay: time.Second, Settle: time.Second, Clock: c})
+		Debounce: settleDebounce, MaxDelay: time.Second, Settle: time.Second, Clock: c,
+		handled: func(ev fsnotify.Event) {
+			select {
+			case handled <- filepath.Clean(ev.Name):
+			default: // write reports the event it misses
+			}
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.Close() })
-	return &settleHarness{t: t, clock: c, w: w, root: root}
+	return &settleHarness{t: t, clock: c, w: w, root: root, staging: t.TempDir(), handled: handled}
 }
 
-// write puts b at rel with the fake clock's time as its modification time
-// and waits until the watcher noticed (it asks for a timer).
+// write puts b at rel with mod as its modification time and returns once
+// the watcher has recorded the change. The file is written beside the
+// watched folder and renamed in, so the change is one file system event
+// (a write and a time change could otherwise arrive after the test moved
+// the fake clock on, and the watcher would rightly wait for them to
+// settle); then the watcher has armed its timer, or already had one.
 func (h *settleHarness) write(rel string, b []byte, mod time.Time) string {
 	h.t.Helper()
 	p := filepath.Join(h.root, rel)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
+	tmp := filepath.Join(h.staging, rel)
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		h.t.Fatal(err)
 	}
-	if err := os.Chtimes(p, mod, mod); err != nil {
+	if err := os.Chtimes(tmp, mod, mod); err != nil {
 		h.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		h.t.Fatal(err)
+	}
+	for seen := ""; seen != p; {
+		select {
+		case seen = <-h.handled:
+		case <-time.After(15 * time.Second):
+			h.t.Fatalf("the watcher did not see %s being written", p)
+		}
 	}
 	if h.cur == nil {
 		h.cur = h.nextTimer()

@@ -156,25 +156,35 @@ func BenchmarkCommitLatency(b *testing.B) {
 	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
 }
 
-// BenchmarkSearch measures Search over 10,000 tracks with mixed queries,
-// reporting wall p50/p95.
+// BenchmarkSearch measures Search over 10,000 tracks with mixed queries
+// (one letter, prefixes, accented, several words, no match), reporting wall
+// p50/p95 and, where the OS reports it, the CPU p95 each search costs (wall
+// time on a shared machine measures the neighbours too). Target: p95 ≤ 10 ms.
 func BenchmarkSearch(b *testing.B) {
 	s, _ := openTemp(b)
 	if err := s.PutTracks(manyTracks(10000)); err != nil {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewSource(1))
-	d := make([]time.Duration, 0, b.N)
+	wall := make([]time.Duration, 0, b.N)
+	var cpu []time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		q := searchQueries[rng.Intn(len(searchQueries))]
+		c0, ok := cpuTime()
 		start := time.Now()
 		if _, err := s.Search(q, 200); err != nil {
 			b.Fatal(err)
 		}
-		d = append(d, time.Since(start))
+		wall = append(wall, time.Since(start))
+		if c1, _ := cpuTime(); ok {
+			cpu = append(cpu, c1-c0)
+		}
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(pct(d, 50).Microseconds()), "p50-µs")
-	b.ReportMetric(float64(pct(d, 95).Microseconds()), "p95-µs")
+	b.ReportMetric(float64(pct(wall, 50).Microseconds()), "p50-µs")
+	b.ReportMetric(float64(pct(wall, 95).Microseconds()), "p95-µs")
+	if cpu != nil {
+		b.ReportMetric(float64(pct(cpu, 95).Microseconds()), "cpu-p95-µs")
+	}
 }

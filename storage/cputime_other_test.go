@@ -4,5 +4,5 @@ package storage
 
 import "time"
 
-// cpuTime is not available here; latency tests fall back to wall time.
+// cpuTime is not available here; the search benchmark reports wall time only.
 func cpuTime() (time.Duration, bool) { return 0, false }

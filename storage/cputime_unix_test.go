@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// cpuTime is the CPU time this process has used, user and system. Latency
-// tests compare it because wall time on a shared 2-core machine measures
+// cpuTime is the CPU time this process has used, user and system. The search
+// benchmark reports it because wall time on a shared 2-core machine measures
 // the neighbours.
 func cpuTime() (time.Duration, bool) {
 	var r syscall.Rusage

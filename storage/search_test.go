@@ -1,10 +1,7 @@
 package storage
 
 import (
-	"math/rand"
-	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -82,67 +79,7 @@ func TestSearchIgnoresCaseAndAccents(t *testing.T) {
 	}
 }
 
-// TestSearchLatency checks p95 ≤ 10 ms over 10,000 tracks with mixed
-// queries (one letter, prefixes, accented, several words, no match).
-func TestSearchLatency(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("a latency bound means nothing under -race or -short")
-	}
-	s, _ := openTemp(t)
-	if err := s.PutTracks(manyTracks(10000)); err != nil {
-		t.Fatal(err)
-	}
-	seed := time.Now().UnixNano()
-	if v := os.Getenv("FURUDESK_SEARCH_SEED"); v != "" {
-		seed, _ = strconv.ParseInt(v, 10, 64)
-	}
-	rng := rand.New(rand.NewSource(seed))
-	limit := 10 * time.Millisecond
-	// Wall time on a shared machine measures the neighbours too, so the
-	// bound applies to the CPU time each search costs where the OS reports
-	// it (and to wall time elsewhere); both are logged.
-	// Neighbours also slow the CPU (shared caches and cores): a spoiled
-	// round is retried, the best of three counts.
-	for round := 1; ; round++ {
-		wall, cpu, err := searchLatencies(s, rng, 200)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("search over 10,000 tracks, round %d: wall p50 %v p95 %v max %v; cpu p50 %v p95 %v (seed %d)",
-			round, pct(wall, 50), pct(wall, 95), pct(wall, 100), pct(cpu, 50), pct(cpu, 95), seed)
-		cost := cpu
-		if cost == nil {
-			cost = wall
-		}
-		p95 := pct(cost, 95)
-		if p95 <= limit {
-			return
-		}
-		if round == 3 {
-			t.Fatalf("search p95 %v > %v (seed %d)", p95, limit, seed)
-		}
-	}
-}
-
 var searchQueries = []string{"a", "b", "lo", "love", "beyonce", "sigur ros hopp", "étude", "crazy night", "zzzz", "daft punk summer", "the", "r", "mötley", "ca plane", "river 3"}
-
-// searchLatencies runs n searches drawn from searchQueries and returns
-// their wall and (when available) CPU durations.
-func searchLatencies(s *Store, rng *rand.Rand, n int) (wall, cpu []time.Duration, err error) {
-	for i := 0; i < n; i++ {
-		q := searchQueries[rng.Intn(len(searchQueries))]
-		c0, ok := cpuTime()
-		start := time.Now()
-		if _, err := s.Search(q, 200); err != nil {
-			return nil, nil, err
-		}
-		wall = append(wall, time.Since(start))
-		if c1, _ := cpuTime(); ok {
-			cpu = append(cpu, c1-c0)
-		}
-	}
-	return wall, cpu, nil
-}
 
 // pct returns the p-th percentile of d (sorting it).
 func pct(d []time.Duration, p int) time.Duration {
