@@ -22,6 +22,20 @@
 //     on a ticker (e.g. every 250 ms), Transfer for an explicit selection,
 //     Stamp for an ordinary control. Before an input whose checkpoint write
 //     may fail, keep prev := e.Clone().
+//
+//     Announce's from is the device the envelope is from: the
+//     authenticated peer, or, for an envelope another member relayed, the
+//     device whose signature it carries, verified against the key the
+//     group holds for it. A relayed envelope signed by the owner is the
+//     owner's own report; its heartbeat id makes a duplicate or a replay
+//     renew nothing (rule 4). An envelope relayed unsigned, or a relayed
+//     copy too old to be fresh, is announced with Heartbeat zeroed: its
+//     claim is learned, nothing is renewed.
+//
+//     When the ticker fires much later than its interval (the process was
+//     stopped, starved or napped), call Resumed with the time this device
+//     was away, then Tick: liveness counts only time this device was
+//     listening. A plain Tick past a deadline still fails over.
 //  3. Ready: if e.HasReady(), take rd := e.Ready(). Calling Ready again
 //     before Advance panics.
 //  4. Persist: if rd.PersistCheckpoint, write rd.Checkpoint together with the

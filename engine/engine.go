@@ -100,6 +100,7 @@ type Stats struct {
 	Announcements  uint64               // announcements processed
 	AnnounceErrors uint64               // announcements rejected with an error
 	Renewals       uint64               // fresh owner reports that renewed liveness
+	Resumes        uint64               // Resumed calls that moved the liveness window
 	ClaimsIssued   uint64               // claims issued by this device
 	Verdicts       [verdictCount]uint64 // Receive outcomes, indexed by Verdict
 	Senders        int                  // senders tracked in the current term
@@ -439,6 +440,34 @@ func (e *Engine) Tick() {
 		e.gossipSeq++
 	}
 	e.peerBehind = false
+}
+
+// Resumed tells the engine that this device was not listening for away:
+// its process was stopped (SIGSTOP, a laptop's sleep, App Nap, a paused VM)
+// or starved, so no report could reach it although its clock ran on.
+// Liveness counts only time this device was listening: the owner's window
+// and the startup discovery grace move forward by away (never beyond now),
+// so waking up never turns a live owner into a silent one, and the reports
+// that waited in the inbox renew it as usual. An owner that was already
+// silent before the pause keeps only what was left of its window.
+//
+// The driver calls it when its ticker fires much later than its interval,
+// before the Tick of that wake-up. Tick keeps its meaning: a driver that
+// ticks past a deadline without calling Resumed still fails over.
+func (e *Engine) Resumed(away time.Duration) {
+	if away <= 0 {
+		return
+	}
+	now := e.clock.Now()
+	shift := func(t time.Duration) time.Duration {
+		if away >= now-t {
+			return now
+		}
+		return t + away
+	}
+	e.ownerBase = shift(e.ownerBase)
+	e.start = shift(e.start)
+	e.stats.Resumes++
 }
 
 // RequestStartup records the one startup intent of this application
