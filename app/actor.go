@@ -74,8 +74,13 @@ type actor struct {
 	lastHB      time.Duration
 	heartbeated bool
 
-	pendingSeq uint64 // our latest command to the owner, not yet acknowledged
-	pendingAt  time.Duration
+	lastTick  time.Duration // when the last tick was handled (liveness.go)
+	ticked    bool
+	resumedAt time.Duration // when this device last woke from a pause
+
+	pending     []pendingCtl  // our controls the owner has not acknowledged (pending.go)
+	pendingAt   time.Duration // when the latest was sent
+	retargeting bool
 
 	notices  []Notice
 	noticeID uint64
@@ -403,6 +408,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 	case !render:
 		a.renderSince = time.Time{}
 	}
+	a.retargetPending()
 	return nil
 }
 
@@ -427,12 +433,7 @@ func (a *actor) posNow() int64 {
 			return r.Pos.Milliseconds()
 		}
 	}
-	now := a.clock.Now()
-	if a.ownerGone() {
-		// Never beyond where the owner was last heard.
-		return a.st.extrapolate(min(now, a.heardAt) - a.stAt)
-	}
-	return a.st.extrapolate(now - a.stAt)
+	return a.st.extrapolate(a.extrapolateUntil() - a.stAt)
 }
 
 // anchor makes st.PositionMS the position now.
@@ -695,7 +696,7 @@ func (a *actor) control(c Control) error {
 		if err != nil {
 			return err
 		}
-		a.pendingSeq, a.pendingAt = stamp.Sequence, a.clock.Now()
+		a.remember(c, stamp)
 		tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
 		return nil
 	})
@@ -785,7 +786,9 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 
 func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 	_ = a.run(func(tx *txn) error {
-		if err := a.e.Announce(ev.From, ev.Coordination); err != nil {
+		// From is the device that made it (relayed snapshots are signed
+		// by it); Age is how long ago, when it waited at a relay.
+		if err := a.e.AnnounceAged(ev.From, ev.Coordination, ev.Age); err != nil {
 			return nil // rejected: dropped and counted by the engine
 		}
 		if ev.From != a.e.Owner() || a.e.MayRender() {
@@ -804,7 +807,8 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 			return nil // older than a snapshot already seen
 		}
 		now := a.clock.Now()
-		a.heardAt, a.heardFrom, a.heardHB = now, ev.From, hb
+		heard := now - max(ev.Age, 0) // when the owner said it
+		a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
 		if ps.Closing {
 			a.closingFrom = ev.From
@@ -821,13 +825,10 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 				}
 			}
 		}
-		if a.pendingSeq != 0 {
-			if ps.Acks[a.self] < a.pendingSeq && now-a.pendingAt < PendingHold {
-				return nil // does not reflect our command yet: keep our view
-			}
-			a.pendingSeq = 0
+		if a.holdView(ps, ev.From) {
+			return nil // does not reflect our controls yet: keep our view
 		}
-		a.st, a.stAt = ps, now
+		a.st, a.stAt = ps, heard
 		return nil
 	})
 }
@@ -943,7 +944,7 @@ func (a *actor) groupChanged(ev devicesync.GroupChanged) {
 			return err
 		}
 		a.e, a.group = e, ev.Group
-		a.pendingSeq = 0
+		a.pending = a.pending[:0]
 		if revoked {
 			vol := a.st.Volume
 			a.st, a.stAt = defaultState(), a.clock.Now()
@@ -1101,8 +1102,12 @@ func (a *actor) heartbeat() {
 }
 
 func (a *actor) tick() {
+	away := a.away()
 	_ = a.run(func(tx *txn) error {
 		now := a.clock.Now()
+		if away > 0 {
+			a.resumed(away)
+		}
 		if a.out != nil {
 			r := a.out.Report()
 			changed := r.Available != a.lastOut.Available || r.Playing != a.lastOut.Playing

@@ -81,6 +81,7 @@ func TestRollbackTransfer(t *testing.T) {
 	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
 		t.Fatal(err)
 	}
+	r.started()
 	r.j.reset()
 	r.store.failNext = 1
 	if err := r.app.Transfer(peerB); err == nil {
@@ -171,8 +172,12 @@ func TestPassiveNeverClaimsButPlaysWhenPicked(t *testing.T) {
 		Stamp: engine.CommandStamp{Version: engine.EnvelopeVersion, Claim: handoff, Sequence: 1},
 		Body:  mustJSON(Control{Op: OpHandoff, State: &state})})
 	st := r.app.Status()
-	if !st.Rendering || st.Owner != self || st.Track == nil || st.Track.ContentID != "b3:bb" {
-		t.Fatalf("after handoff: %+v", st)
+	if st.Rendering || st.Owner != self || st.Track == nil || st.Track.ContentID != "b3:bb" {
+		t.Fatalf("after handoff, before the output took the first samples: %+v", st)
+	}
+	r.started()
+	if st := r.app.Status(); !st.Rendering {
+		t.Fatalf("not rendering once the output took the first samples: %+v", st)
 	}
 	if r.j.first("play b3:bb@42000") < 0 {
 		t.Fatalf("did not resume at the transferred position: %q", r.j.list())
@@ -386,7 +391,7 @@ func writesPerHour(t testing.TB) int {
 			r.audio(audio.Finished{Track: rep.Track})
 		}
 	}
-	r.sync()
+	r.started()
 	if st := r.app.Status(); !st.Playing || !st.Rendering {
 		t.Fatalf("not playing after an hour: %+v", st)
 	}

@@ -508,6 +508,11 @@ func (r *rig) audio(ev audio.Event) {
 	r.sync()
 }
 
+// started tells the actor that the output took the first samples of the
+// track it plays (audio.Started), as the real output does shortly after
+// Play.
+func (r *rig) started() { r.audio(r.out.startedEv()) }
+
 // announce feeds a peer's snapshot with state st.
 func (r *rig) announce(from engine.DeviceID, claim engine.Claim, hb uint64, playing bool, st *PlayerState) {
 	var b []byte

@@ -21,7 +21,11 @@ type Status struct {
 	Claim      engine.Claim    `json:"claim"`
 	Owner      engine.DeviceID `json:"owner"`
 	OwnerName  string          `json:"owner_name"`
-	Rendering  bool            `json:"rendering"` // this device may render (engine MayRender)
+	// Rendering is true while this device owns the output (engine
+	// MayRender) and, when the music plays, its output has taken the
+	// first samples of the current track: a device that just took over
+	// says so once it really plays, not when it decided to.
+	Rendering bool `json:"rendering"`
 	// RenderingSince is when this device last began to render (wall
 	// clock); zero while it does not render.
 	RenderingSince time.Time     `json:"rendering_since,omitzero"`

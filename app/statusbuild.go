@@ -17,7 +17,7 @@ func (a *actor) publishStatus() {
 		GroupID:        a.group,
 		Claim:          a.e.Claim(),
 		Owner:          a.e.Owner(),
-		Rendering:      a.e.MayRender(),
+		Rendering:      a.renderingNow(),
 		RenderingSince: a.renderSince,
 		StartupPending: a.e.StartupPending(),
 		Passive:        a.passive,

@@ -126,6 +126,7 @@ type Node struct {
 
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
+		relayed, relayDup, relayLimited                                   atomic.Uint64
 	}
 
 	mu         sync.Mutex
@@ -138,8 +139,13 @@ type Node struct {
 	restricted map[*session]struct{}        // unknown peers that may only pair
 	pending    map[string]*pendingReq
 	snapshot   []byte // latest own snapshot line
-	targets    map[string]*dialTarget
-	mdns       func()
+	snapSeq    uint64 // sequence of the latest own snapshot
+	// held is the newest snapshot of each other device (relay.go);
+	// relayBudget bounds how many of a device's snapshots are forwarded.
+	held        map[engine.DeviceID]*heldSnapshot
+	relayBudget map[engine.DeviceID]*tokenBucket
+	targets     map[string]*dialTarget
+	mdns        func()
 }
 
 // New checks cfg and returns a Node that is not yet listening.
@@ -164,6 +170,9 @@ func New(cfg Config) (*Node, error) {
 		pending:    map[string]*pendingReq{},
 		targets:    map[string]*dialTarget{},
 		glog:       newGroupLog(),
+
+		held:        map[engine.DeviceID]*heldSnapshot{},
+		relayBudget: map[engine.DeviceID]*tokenBucket{},
 	}
 	n.id = DeviceIDFromPublicKey(n.pub)
 	if n.clock == nil {
@@ -327,6 +336,9 @@ func (n *Node) Counters() Counters {
 		Closed:      n.c.closed.Load(),
 		Dropped:     n.c.dropped.Load(),
 		EventsLost:  n.c.events.Load(),
+		Relayed:     n.c.relayed.Load(),
+		RelayDup:    n.c.relayDup.Load(),
+		RelayLimit:  n.c.relayLimited.Load(),
 	}
 }
 
@@ -365,8 +377,9 @@ func (n *Node) Online() []engine.DeviceID {
 	return ids
 }
 
-// PublishSnapshot sends this device's playback snapshot to every connected
-// member and keeps it for members that connect later. c must be a version-1
+// PublishSnapshot signs this device's playback snapshot, sends it to every
+// connected member (who relay it when c names this device as the owner)
+// and keeps it for members that connect later. c must be a version-1
 // envelope naming this device.
 func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) error {
 	if c.Version != engine.EnvelopeVersion || c.Device != n.id {
@@ -375,7 +388,7 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 	if !json.Valid(state) {
 		return fmt.Errorf("devicesync: snapshot state is not JSON")
 	}
-	line, err := encodeLine(snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state}, MaxLineBytes)
+	state, err := compactJSON(state)
 	if err != nil {
 		return err
 	}
@@ -383,6 +396,16 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 	defer n.mu.Unlock()
 	if n.closed {
 		return ErrClosed
+	}
+	m := snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state, Seq: n.nextSnapshotSeqLocked()}
+	fields, err := snapshotSigFields(&c, state, m.Seq)
+	if err != nil {
+		return err
+	}
+	m.Sig = sign(n.cfg.Key, sigDomainCoordination, n.id, fields...)
+	line, err := encodeLine(m, MaxLineBytes)
+	if err != nil {
+		return err
 	}
 	n.snapshot = line
 	for _, s := range n.sessions {

@@ -2,6 +2,7 @@ package devicesync
 
 import (
 	"cmp"
+	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -89,6 +90,7 @@ type commandBody struct {
 // member is a trusted device as the log describes it.
 type member struct {
 	id      engine.DeviceID
+	key     ed25519.PublicKey // from the op that trusted it; nil if it carried none
 	profile profile
 	profOp  Op // the winning profile op, zero if none
 }
@@ -171,6 +173,9 @@ func (g *groupLog) derive() {
 			}
 			if g.members[b.Target] == nil {
 				g.members[b.Target] = &member{id: b.Target, profile: profile{DeviceID: b.Target, Name: b.Name}}
+			}
+			if m := g.members[b.Target]; m.key == nil && len(b.Key) == ed25519.PublicKeySize && DeviceIDFromPublicKey(b.Key) == b.Target {
+				m.key = ed25519.PublicKey(b.Key)
 			}
 		case KindProfileSet:
 			profiles = append(profiles, o)

@@ -319,6 +319,7 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 	if n.snapshot != nil {
 		s.send(n.snapshot)
 	}
+	n.sendHeldLocked(s)
 	return true, evs
 }
 
@@ -440,16 +441,7 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 	case opsMsg:
 		return n.applyRemoteOpsLocked(s, m.Ops)
 	case snapshotMsg:
-		c := m.Coordination
-		switch {
-		case c == nil || c.Version != engine.EnvelopeVersion:
-			n.c.legacy.Add(1)
-		case c.Device != s.peer:
-			n.c.spoofed.Add(1)
-			n.log.Info("devicesync: dropped snapshot", "peer", string(s.peer), "claimed", string(c.Device))
-		default:
-			return []Event{SnapshotReceived{From: s.peer, Coordination: *c, State: m.State}}, ""
-		}
+		return n.snapshotLocked(s, m), ""
 	default:
 		// pair messages from a member are not meaningful; ignore them.
 	}

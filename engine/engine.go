@@ -368,6 +368,17 @@ func (e *Engine) OutputReport(source uint64, o Output) bool {
 // the owner itself renews its liveness (rule 4). A rejected announcement
 // changes nothing.
 func (e *Engine) Announce(from DeviceID, c Coordination) error {
+	return e.AnnounceAged(from, c, 0)
+}
+
+// AnnounceAged is Announce for an envelope that reached this device some
+// time after its device made it: relayed by other members, or held by one
+// and handed on when this device connected. from is the device whose
+// signature it carries (verified by the caller against the key the group
+// holds for it); age is how long ago it was made, as far as the relays
+// know. A fresh report from the owner renews its liveness as of then, not
+// now, so an old report never gives a silent owner more time than it had.
+func (e *Engine) AnnounceAged(from DeviceID, c Coordination, age time.Duration) error {
 	e.stats.Announcements++
 	switch {
 	case c.Version != EnvelopeVersion:
@@ -386,9 +397,11 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 		e.stats.AnnounceErrors++
 		return ErrClaim
 	}
+	adopted := false
 	switch r := c.Claim.Compare(e.claim); {
 	case r > 0:
 		e.adopt(c.Claim)
+		adopted = true
 	case r < 0:
 		e.peerBehind = true // tell it on the next Tick, at most once per tick
 	}
@@ -396,7 +409,13 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 		if last, known := e.peerHB[from]; c.Heartbeat > last {
 			e.notePeer(from, c.Heartbeat, known)
 			if from == e.claim.Owner {
-				e.ownerBase = e.clock.Now()
+				// Live as of the report: a claim learned with its owner's
+				// own report is not given more than that report.
+				at := e.clock.Now() - max(age, 0)
+				if !adopted {
+					at = max(e.ownerBase, at)
+				}
+				e.ownerBase = at
 				e.ownerReported = true
 				e.ownerOutput = c.Output
 				e.stats.Renewals++

@@ -10,6 +10,8 @@ package engine
 //	TestLoserStopsAtOnce             "A losing player stops its audio even if it was playing; it cannot reject a higher claim." (rule 3)
 //	TestOnlyOwnerReportsRenew        "Only new reports from the owner's audio endpoint renew its liveness.
 //	                                 Duplicate snapshots and relayed claims do not." (rule 4)
+//	TestAgedReportRenewsAsOfThen     "Only new reports from the owner's audio endpoint renew its liveness." for a
+//	                                 report relayed by members: it renews as of when it was made (AnnounceAged)
 //	TestHeartbeatReservation         "reserves heartbeat sequence ranges in its checkpoint so a restart cannot roll them
 //	                                 back and every UI tick does not require a database write." (rule 5)
 //	TestGatewayReports               "Gateway timers must not turn cached browser state into new output heartbeats." /
@@ -190,6 +192,42 @@ func TestOnlyOwnerReportsRenew(t *testing.T) {
 	}
 	if x.Owner() != "b" || !x.OwnerLive() {
 		t.Fatalf("fresh owner reports must keep b the owner: %q", x.Owner())
+	}
+}
+
+func TestAgedReportRenewsAsOfThen(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.OwnerTimeoutMS = 3_000
+	c := &fakeClock{}
+	a := newT(t, "a", cfg, c)
+	a.Heartbeat(on)
+	env := Coordination{Version: 1, Device: "b", Claim: Claim{3, "b", "b"}, Heartbeat: 1, Output: playing}
+	_ = a.Announce("b", env)
+	c.advance(ms(2_000))
+	// b's next report reaches a through a relay, 1.5 s after b made it.
+	env.Heartbeat = 2
+	if err := a.AnnounceAged("b", env, ms(1_500)); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(ms(2_501))
+	a.Tick()
+	if a.Owner() != "a" {
+		t.Fatalf("an aged report renewed as of its arrival: claim %v, want a failover 3 s after it was made", a.Claim())
+	}
+
+	// An aged report never moves liveness back, and a replay renews nothing.
+	c2 := &fakeClock{}
+	x := newT(t, "x", cfg, c2)
+	x.Heartbeat(on)
+	env.Heartbeat = 5
+	_ = x.Announce("b", env)
+	c2.advance(ms(1_000))
+	_ = x.AnnounceAged("b", Coordination{Version: 1, Device: "b", Claim: env.Claim, Heartbeat: 6, Output: playing}, ms(5_000))
+	_ = x.AnnounceAged("b", env, 0)
+	c2.advance(ms(2_001))
+	x.Tick()
+	if x.Owner() != "x" {
+		t.Fatalf("an old relayed report or a replay renewed the owner: claim %v", x.Claim())
 	}
 }
 
