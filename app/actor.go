@@ -324,6 +324,7 @@ func (a *actor) shutdown() {
 // txn collects what one transition wants to do after its commit.
 type txn struct {
 	persistPos bool
+	noSync     bool // the position is all there is to save: no disk flush needed
 	publish    bool
 	sends      []send
 	ch         change
@@ -376,6 +377,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 	case !q.Transport.Equal(a.persisted.Transport):
 		tr := q.Transport
 		t.Transport = &tr
+		t.NoSync = tx.noSync && t.Checkpoint == nil && a.sameTransport(tr)
 	}
 	if !t.Empty() {
 		if err := a.store.Commit(t); err != nil {
@@ -464,6 +466,14 @@ func (a *actor) plan(tx *txn) func() {
 	render := a.e.MayRender()
 	takeover := render && !a.rendering
 	if !render {
+		if a.rendering && a.st.Term.Owner == a.self {
+			// Keep the exact position the output stopped at (unless the
+			// new owner's state replaced ours already): the device that
+			// took over may be behind it, and should this one take over
+			// again it resumes from there.
+			a.anchor()
+			tx.persistPos = true
+		}
 		return func() {
 			if a.rendering || a.cur.Seq != 0 {
 				a.stopAudio()
@@ -1125,7 +1135,7 @@ func (a *actor) tick() {
 			tx.ownerLive = false
 		}
 		if a.e.MayRender() && a.st.Playing && now-a.persistedAt >= a.opts.PersistEvery {
-			tx.persistPos = true
+			tx.persistPos, tx.noSync = true, true
 		}
 		return nil
 	})

@@ -24,7 +24,10 @@ import (
 const (
 	DefaultTick           = 250 * time.Millisecond
 	DefaultHeartbeatEvery = 500 * time.Millisecond
-	DefaultPersistEvery   = 2 * time.Minute
+	// DefaultPersistEvery is how often the owner saves the playing
+	// position, without a disk flush (a kill -9 keeps it, a power cut may
+	// not): a restart resumes within that of where it was.
+	DefaultPersistEvery = 10 * time.Second
 	// PendingHold is how long a controller ignores owner snapshots that do
 	// not yet reflect its latest command, so the UI does not jump back.
 	PendingHold = 12 * time.Second

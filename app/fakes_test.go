@@ -82,6 +82,7 @@ type fakeStore struct {
 	j        *journal
 	failNext int
 	commits  int
+	noSync   int // of commits, those without a disk flush
 	cps      map[string]engine.Checkpoint
 	queue    storage.QueueState
 	settings map[string]string
@@ -117,6 +118,9 @@ func (s *fakeStore) Commit(t storage.Transition) error {
 		s.queue.Transport = *t.Transport
 	}
 	s.commits++
+	if t.NoSync {
+		s.noSync++
+	}
 	s.j.add(fmt.Sprintf("commit cp=%v queue=%v transport=%v", t.Checkpoint != nil, t.Queue != nil, t.Transport != nil))
 	return nil
 }

@@ -219,3 +219,32 @@ func TestRelayedSnapshotIsPlacedWhenTheOwnerMadeIt(t *testing.T) {
 		t.Fatalf("did not resume at 20 s: %q", r.j.list())
 	}
 }
+
+// Issue 14, position continuity: a device that loses the output to a claim
+// it learned without the new owner's state keeps the exact position its
+// output stopped at; when that owner never shows up it takes over again
+// from there, not from where it last anchored its state.
+func TestLosingTheOutputKeepsTheExactStopPosition(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB, peerC)
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.started()
+	r.advance(7 * time.Second)
+	stop := r.out.Report().Pos.Milliseconds()
+	// peerC gossips a claim naming peerB, which this device never hears.
+	taken := engine.Claim{Counter: 9, Issuer: peerB, Owner: peerB}
+	r.announce(peerC, taken, 1, false, nil)
+	if st := r.app.Status(); st.Owner != peerB || r.out.Report().Playing {
+		t.Fatalf("did not stop for the greater claim: owner %s", st.Owner)
+	}
+	r.j.reset()
+	r.advance(5 * time.Second) // peerB never reports: failover back
+	if st := r.app.Status(); st.Owner != self {
+		t.Fatalf("no failover from a silent owner: %v", st.Claim)
+	}
+	if r.j.first("play b3:aa@"+itoa(stop)) < 0 {
+		t.Fatalf("did not resume at %d where the output stopped: %q", stop, r.j.list())
+	}
+}
