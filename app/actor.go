@@ -404,12 +404,6 @@ func (a *actor) run(f func(tx *txn) error) error {
 	if has {
 		a.e.Advance()
 	}
-	switch render := a.e.MayRender(); {
-	case render && a.renderSince.IsZero():
-		a.renderSince = time.Now() // presentation only: never feeds the engine
-	case !render:
-		a.renderSince = time.Time{}
-	}
 	a.retargetPending()
 	return nil
 }

@@ -281,6 +281,10 @@ func TestLosingTheClaimStopsAtOnce(t *testing.T) {
 	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
 		t.Fatal(err)
 	}
+	if !r.app.Status().RenderingSince.IsZero() {
+		t.Fatal("RenderingSince set before the output took the first samples")
+	}
+	r.started()
 	if r.app.Status().RenderingSince.IsZero() {
 		t.Fatal("no RenderingSince while rendering")
 	}

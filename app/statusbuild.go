@@ -2,6 +2,7 @@ package app
 
 import (
 	"slices"
+	"time"
 
 	"github.com/furudesk/furudesk/engine"
 )
@@ -11,13 +12,19 @@ import (
 func (a *actor) publishStatus() {
 	a.observeOwner()
 	gone := a.ownerGone()
+	switch rendering := a.renderingNow(); {
+	case rendering && a.renderSince.IsZero():
+		a.renderSince = time.Now() // presentation only: never feeds the engine
+	case !rendering:
+		a.renderSince = time.Time{}
+	}
 	s := Status{
 		DeviceID:       a.self,
 		DeviceName:     a.name,
 		GroupID:        a.group,
 		Claim:          a.e.Claim(),
 		Owner:          a.e.Owner(),
-		Rendering:      a.renderingNow(),
+		Rendering:      !a.renderSince.IsZero(),
 		RenderingSince: a.renderSince,
 		StartupPending: a.e.StartupPending(),
 		Passive:        a.passive,
