@@ -46,6 +46,7 @@ type actor struct {
 	heardFrom engine.DeviceID // the owner heard at heardAt
 	heardHB   uint64          // its heartbeat id then: older snapshots are stale
 	shownFrom string          // the last shared notice shown: owner, id and text
+	floor     posFloor        // least position shown on the current track (liveness.go)
 
 	answered bool // the intent being handled published and replied (answer)
 
@@ -429,7 +430,7 @@ func (a *actor) posNow() int64 {
 			return r.Pos.Milliseconds()
 		}
 	}
-	return a.st.extrapolate(a.extrapolateUntil() - a.stAt)
+	return a.floored(a.st.extrapolate(a.extrapolateUntil() - a.stAt))
 }
 
 // anchor makes st.PositionMS the position now.
@@ -810,7 +811,7 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ev.From == a.heardFrom && hb < a.heardHB {
 			return nil // older than a snapshot already seen
 		}
-		now := a.clock.Now()
+		now, shown := a.clock.Now(), a.posNow()
 		heard := now - max(ev.Age, 0) // when the owner said it
 		a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
@@ -832,6 +833,7 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if a.holdView(ps, ev.From) {
 			return nil // does not reflect our controls yet: keep our view
 		}
+		a.keepFloor(ps, heard, shown)
 		a.st, a.stAt = ps, heard
 		return nil
 	})

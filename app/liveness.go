@@ -54,3 +54,41 @@ func (a *actor) extrapolateUntil() time.Duration {
 	}
 	return min(now, max(a.heardAt, a.stAt)+2*a.opts.HeartbeatEvery)
 }
+
+// posFloor is the least position a controller shows on one track: what
+// it showed before an owner's snapshot that lags it arrived. The position
+// shown stays there until the owner's catches up, so it never steps back
+// unless the owner jumped (a seek).
+type posFloor struct {
+	index int
+	cid   string
+	ms    int64
+}
+
+// keepFloor decides the floor when this device adopts the owner's state
+// ps, heard at heard, while it showed shown: on the same track, both
+// playing, no jump in between, and the owner behind what it showed.
+func (a *actor) keepFloor(ps PlayerState, heard time.Duration, shown int64) {
+	a.floor = posFloor{}
+	cur, ok := a.st.current()
+	next, ok2 := ps.current()
+	if !ok || !ok2 || !a.st.Playing || !ps.Playing || cur.ContentID != next.ContentID ||
+		a.st.Index != ps.Index || ps.Jumps != a.st.Jumps {
+		return
+	}
+	if shown > ps.extrapolate(a.clock.Now()-heard) {
+		a.floor = posFloor{index: ps.Index, cid: next.ContentID, ms: shown}
+	}
+}
+
+// floored applies the floor to p, the extrapolated position of the
+// current track.
+func (a *actor) floored(p int64) int64 {
+	if a.floor.cid == "" || !a.st.Playing {
+		return p
+	}
+	if e, ok := a.st.current(); !ok || a.st.Index != a.floor.index || e.ContentID != a.floor.cid {
+		return p
+	}
+	return max(p, a.floor.ms)
+}

@@ -89,8 +89,11 @@ type DeviceStatus struct {
 	DeviceID engine.DeviceID `json:"device_id"`
 	Name     string          `json:"name"`
 	Online   bool            `json:"online"`
-	Owner    bool            `json:"owner"`
-	Self     bool            `json:"self"`
+	// Relayed says an online device is not reached directly: its
+	// snapshots come through other devices of the group.
+	Relayed bool `json:"relayed,omitempty"`
+	Owner   bool `json:"owner"`
+	Self    bool `json:"self"`
 	// Selectable says whether the device picker may offer this device:
 	// this device, or another one that is online. Transfer refuses the
 	// others (ErrOffline), so a front end disables their entries.

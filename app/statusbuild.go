@@ -74,7 +74,7 @@ func (a *actor) publishStatus() {
 	}
 	a.lastDevices = a.tr.Devices()
 	for _, d := range a.lastDevices {
-		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self,
+		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
 		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {

@@ -248,3 +248,29 @@ func TestLosingTheOutputKeepsTheExactStopPosition(t *testing.T) {
 		t.Fatalf("did not resume at %d where the output stopped: %q", stop, r.j.list())
 	}
 }
+
+// A controller's shown position never steps back by the little an owner's
+// measured position lags its extrapolation; a real step back (a seek) is
+// shown.
+func TestControllerPositionDoesNotJitterBack(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	r.advance(1500 * time.Millisecond)
+	owner, ps := ownerPlayingAt(r, 10_000)
+	r.advance(500 * time.Millisecond)
+	shown := r.app.Status().PositionMS
+	ps.PositionMS = shown - 120 // the owner measured a little behind
+	r.announce(peerB, owner, 2, true, &ps)
+	if got := r.app.Status().PositionMS; got < shown {
+		t.Fatalf("position stepped back from %d to %d", shown, got)
+	}
+	// The owner's position catches up: shown from there on.
+	r.advance(250 * time.Millisecond)
+	if got := r.app.Status().PositionMS; got != ps.PositionMS+250 {
+		t.Fatalf("after the owner caught up: %d, want %d", got, ps.PositionMS+250)
+	}
+	ps.PositionMS, ps.Jumps = 3_000, ps.Jumps+1 // a seek back
+	r.announce(peerB, owner, 3, true, &ps)
+	if got := r.app.Status().PositionMS; got != 3_000 {
+		t.Fatalf("seek back shown as %d, want 3000", got)
+	}
+}

@@ -67,14 +67,16 @@ func (PeerOnline) isEvent()       {}
 func (PeerOffline) isEvent()      {}
 
 // DeviceInfo describes one member for presentation. Online is true while
-// the device is directly connected and was heard within OnlineWindow; it
-// never feeds ownership.
+// the device was heard within OnlineWindow: directly connected, or (Relayed)
+// through other members that relay its snapshots. It never feeds
+// ownership.
 type DeviceInfo struct {
 	ID              engine.DeviceID
 	Name            string
 	Addresses       []string
 	ProtocolVersion int
 	Online          bool
+	Relayed         bool
 	Self            bool
 }
 

@@ -360,6 +360,9 @@ func (n *Node) devicesLocked() []DeviceInfo {
 		d := DeviceInfo{ID: id, Name: m.profile.Name, Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
 		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
 			d.Online = true
+		} else if h := n.held[id]; h != nil && !h.relayedAt.IsZero() && now.Sub(h.relayedAt) <= OnlineWindow {
+			// Not connected, but its snapshots reach us through others.
+			d.Online, d.Relayed = true, true
 		}
 		out = append(out, d)
 	}

@@ -45,6 +45,9 @@ type heldSnapshot struct {
 	order snapshotOrder
 	at    time.Time // when it arrived here (real time), minus its age then
 	owner bool      // its envelope names its device as the owner
+	// relayedAt is when it arrived through another member, fresh (node
+	// clock, like a session's lastHeard); zero when it came directly.
+	relayedAt time.Time
 }
 
 // Relay limits.
@@ -56,6 +59,9 @@ const (
 	// maxRelayAge is the oldest a held snapshot may be and still be
 	// forwarded to a member that connects.
 	maxRelayAge = 10 * time.Minute
+	// freshRelay is the oldest a relayed snapshot may be and still show
+	// its device online.
+	freshRelay = 5 * time.Second
 )
 
 // snapshotSigFields are the fields a snapshot's signature covers.
@@ -133,6 +139,9 @@ func (n *Node) snapshotLocked(s *session, m snapshotMsg) []Event {
 	h := &heldSnapshot{msg: m, order: snapshotOrder{c.Heartbeat, m.Seq}, at: now.Add(-age),
 		owner: c.Claim.Owner == origin && !c.Claim.IsZero()}
 	h.msg.AgeMS = 0
+	if !direct && age <= freshRelay {
+		h.relayedAt = n.clock.Now()
+	}
 	if old := n.held[origin]; old != nil && !h.order.after(old.order) {
 		// A copy of what we hold, or older. A relayed one renews nothing.
 		// The device's own word replaces what we hold unless it is the

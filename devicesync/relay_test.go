@@ -42,6 +42,11 @@ func TestOwnerSnapshotIsRelayedAcrossALine(t *testing.T) {
 	if got.Via != b.ID() || got.Coordination.Heartbeat != 1 || string(got.State) != `{"pos":1}` {
 		t.Fatalf("c got %+v, want a's snapshot via b", got)
 	}
+	for _, d := range c.Devices() {
+		if d.ID == a.ID() && (!d.Online || !d.Relayed) {
+			t.Fatalf("c shows a %+v, want online through another device", d)
+		}
+	}
 	if direct := waitEvent(b, func(s SnapshotReceived) bool { return s.From == a.ID() }); direct.Via != "" || direct.Age != 0 {
 		t.Fatalf("b got a's own snapshot as %+v", direct)
 	}
