@@ -45,7 +45,9 @@ type Violation struct {
 	What  string
 }
 
-func (v *Violation) Error() string { return fmt.Sprintf("seed %d, event %d: %s", v.Seed, v.Event, v.What) }
+func (v *Violation) Error() string {
+	return fmt.Sprintf("seed %d, event %d: %s", v.Seed, v.Event, v.What)
+}
 
 type replica struct {
 	origin  string
