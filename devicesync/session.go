@@ -461,16 +461,23 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
 	var fresh []Op
 	seen := VersionVector{}
+	batch := map[string]bool{}
 	for _, o := range ops {
-		last := max(n.glog.vector[o.Origin], seen[o.Origin])
-		if o.Seq <= last {
+		seen[o.Origin] = max(seen[o.Origin], o.Seq)
+		if n.glog.holds(o) {
+			// Held already (a joiner's membership ops): the vector moves
+			// past it all the same.
+			n.glog.vector[o.Origin] = max(n.glog.vector[o.Origin], o.Seq)
 			continue
 		}
+		if batch[o.ID] {
+			continue
+		}
+		batch[o.ID] = true
 		if n.glog.cutoffRefuses(o) {
 			n.c.dropped.Add(1)
 			continue
 		}
-		seen[o.Origin] = o.Seq
 		fresh = append(fresh, o)
 	}
 	if s.peerVector != nil {
@@ -492,6 +499,7 @@ func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
 	before := n.membershipKeyLocked()
 	added := n.glog.add(fresh)
 	evs := n.commandEventsLocked(added)
+	evs = append(evs, n.appOpsLocked(added)...)
 	evs = append(evs, n.afterMembershipLocked(before)...)
 	n.pushOpsLocked(s)
 	return evs, ""
