@@ -777,6 +777,9 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 		a.command(ev)
 	case devicesync.GroupChanged:
 		a.groupChanged(ev)
+		a.collectionEvent(ev)
+	case devicesync.OpsAdded:
+		a.collectionEvent(ev)
 	case devicesync.PairingRequest:
 		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
 	case devicesync.PeerOnline, devicesync.PeerOffline:
@@ -1124,6 +1127,7 @@ func (a *actor) tick() {
 		}
 		return nil
 	})
+	a.collectionTick()
 }
 
 // publishSnapshot sends our state and the engine's announcement.
