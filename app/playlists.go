@@ -133,9 +133,9 @@ func (a *App) FindPlaylist(idOrName string) (PlaylistSummary, error) {
 	case 1:
 		return byName[0], nil
 	case 0:
-		return PlaylistSummary{}, userErr(ErrNoPlaylist, "there is no playlist %q (see `playlists`)", idOrName)
+		return PlaylistSummary{}, userErr(ErrNoPlaylist, "there is no playlist “%s” (see `playlists`)", idOrName)
 	}
-	return PlaylistSummary{}, userErr(ErrNoPlaylist, "%d playlists are called %q: give the id (see `playlists`)", len(byName), idOrName)
+	return PlaylistSummary{}, userErr(ErrNoPlaylist, "%d playlists are called “%s”: give the id (see `playlists`)", len(byName), idOrName)
 }
 
 // Playlist returns a list with its tracks.

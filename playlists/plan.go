@@ -114,9 +114,9 @@ func (s *State) PlanAdd(id string, at int, tracks []Track) ([]Edit, error) {
 	case len(tracks) == 0:
 		return nil, errorf(ErrTrack, "no tracks to add")
 	case at < 0 || at > n:
-		return nil, errorf(ErrIndex, "position %d is out of range: %q has %s, so a position from 0 to %d", at, p.Name, tracksText(n), n)
+		return nil, errorf(ErrIndex, "position %d is out of range: “%s” has %s, so a position from 0 to %d", at, p.Name, tracksText(n), n)
 	case n+len(tracks) > MaxEntries:
-		return nil, errorf(ErrLimit, "%q has %s; %s more would pass the limit of %d tracks in a playlist", p.Name, tracksText(n), tracksText(len(tracks)), MaxEntries)
+		return nil, errorf(ErrLimit, "“%s” has %s; %s more would pass the limit of %d tracks in a playlist", p.Name, tracksText(n), tracksText(len(tracks)), MaxEntries)
 	}
 	clean := make([]Track, len(tracks))
 	for i, t := range tracks {
@@ -159,7 +159,7 @@ func (s *State) PlanRemove(id string, indexes []int) ([]Edit, error) {
 	seen := map[int]bool{}
 	for _, i := range indexes {
 		if i < 0 || i >= len(p.Entries) {
-			return nil, errorf(ErrIndex, "there is no track %d in %q: it has %s, numbered from 0 to %d", i, p.Name, tracksText(len(p.Entries)), len(p.Entries)-1)
+			return nil, errorf(ErrIndex, "there is no track %d in “%s”: it has %s, numbered from 0 to %d", i, p.Name, tracksText(len(p.Entries)), len(p.Entries)-1)
 		}
 		if !seen[i] {
 			seen[i] = true
@@ -185,7 +185,7 @@ func (s *State) PlanMove(id string, from, to int) ([]Edit, error) {
 	n := len(p.Entries)
 	for _, i := range []int{from, to} {
 		if i < 0 || i >= n {
-			return nil, errorf(ErrIndex, "there is no track %d in %q: it has %s, numbered from 0 to %d", i, p.Name, tracksText(n), n-1)
+			return nil, errorf(ErrIndex, "there is no track %d in “%s”: it has %s, numbered from 0 to %d", i, p.Name, tracksText(n), n-1)
 		}
 	}
 	if from == to {

@@ -139,9 +139,9 @@ func TestBadEditsChangeNothing(t *testing.T) {
 		{playlists.ErrName, "at most 200 characters; this one has 201", func() error { _, err := a.st.PlanCreate(long); return err }},
 		{playlists.ErrName, "control characters", func() error { _, err := a.st.PlanRename(id, "a\nb"); return err }},
 		{playlists.ErrNotFound, "no playlist with id nope", func() error { _, err := a.st.PlanRename("nope", "x"); return err }},
-		{playlists.ErrIndex, `position 3 is out of range: "Mix" has 2 tracks`, func() error { _, err := a.st.PlanAdd(id, 3, tracks("3")); return err }},
-		{playlists.ErrIndex, `there is no track 2 in "Mix"`, func() error { _, err := a.st.PlanRemove(id, []int{0, 2}); return err }},
-		{playlists.ErrIndex, `there is no track -1 in "Mix"`, func() error { _, err := a.st.PlanMove(id, 0, -1); return err }},
+		{playlists.ErrIndex, "position 3 is out of range: “Mix” has 2 tracks", func() error { _, err := a.st.PlanAdd(id, 3, tracks("3")); return err }},
+		{playlists.ErrIndex, "there is no track 2 in “Mix”", func() error { _, err := a.st.PlanRemove(id, []int{0, 2}); return err }},
+		{playlists.ErrIndex, "there is no track -1 in “Mix”", func() error { _, err := a.st.PlanMove(id, 0, -1); return err }},
 		{playlists.ErrTrack, "no tracks to add", func() error { _, err := a.st.PlanAdd(id, -1, nil); return err }},
 		{playlists.ErrTrack, "no valid content id", func() error {
 			_, err := a.st.PlanAdd(id, -1, []playlists.Track{{ContentID: "b3:ok"}, {ContentID: ""}})
