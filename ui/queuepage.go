@@ -164,7 +164,8 @@ func (r *queueRow) DoubleTapped(*fyne.PointEvent) {
 	}
 }
 
-// TappedSecondary offers Play and Remove from queue.
+// TappedSecondary offers Play, Remove from queue, Add to playlist and
+// Like.
 func (r *queueRow) TappedSecondary(e *fyne.PointEvent) {
 	if r.id < 0 {
 		return
@@ -176,7 +177,10 @@ func (r *queueRow) TappedSecondary(e *fyne.PointEvent) {
 		}),
 		fyne.NewMenuItemWithIcon("Remove from queue", theme.ContentRemoveIcon(), func() {
 			u.run("Could not remove it from the queue", func() error { return u.b.RemoveFromQueue(i) })
-		}))
+		}),
+		fyne.NewMenuItemSeparator(),
+		u.addToPlaylistItem([]string{r.p.items[i].ContentID}),
+		u.likeItem(r.p.items[i].ContentID))
 	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
 }
 
