@@ -301,3 +301,15 @@ func TestRenderPlaylistsPage(t *testing.T) {
 	h.u.relayoutTop()
 	test.AssertRendersToImage(t, "playlists.png", h.u.win.Canvas())
 }
+
+// The queue can be saved as a playlist.
+func TestSaveQueueAsPlaylist(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.u.showPage(PageQueue)
+	test.Tap(button(t, h.u.queue.view, "Save as playlist…"))
+	test.Type(find[*widget.Entry](h.u.win.Canvas().Overlays().Top(), nil)[0], "Tonight")
+	h.u.plDialog.(*dialog.FormDialog).Submit()
+	q := h.b.Status().Queue
+	h.wantIntents("CreatePlaylist(Tonight)", "AddToPlaylist(dev-desk:1,"+itoa(len(q))+","+q[0].ContentID+",-1)")
+}
