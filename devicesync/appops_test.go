@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func appIDs(ops []Op) []string {
@@ -161,5 +162,25 @@ func TestJoinerGetsEarlierAppOps(t *testing.T) {
 	c.waitUntil("a's playlists on c", func() bool {
 		_, ops := c.AppOps()
 		return slices.Equal(appIDs(ops), ids)
+	})
+}
+
+// A log longer than one push (maxBatchesPerPush batches) reaches a device
+// that joins without waiting for anti-entropy rounds: the push goes on as
+// the connection takes it.
+func TestLongLogFollowsWithoutWaitingForRounds(t *testing.T) {
+	slow := []nodeOpt{withSync(time.Hour), withLimits(Limits{MessageRate: 1e9, Burst: 1 << 30, PeerTimeout: time.Hour})}
+	a := startNode(t, "a", slow...)
+	want := maxBatchesPerPush*MaxOpsPerBatch + 500
+	for range want {
+		if _, err := a.AppendOp("listen_recorded", json.RawMessage(`{}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := startNode(t, "b", slow...)
+	pair(t, a, b)
+	b.waitUntil("a's whole log", func() bool {
+		_, ops := b.AppOps()
+		return len(ops) == want
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
@@ -46,6 +47,10 @@ type session struct {
 	// the peer's lines unread resets the connection, and the reset can
 	// discard what the peer had not read yet of our last lines.
 	halfClose bool
+
+	// more says a push stopped at maxBatchesPerPush with ops left: the
+	// write loop pushes again once it has sent what is queued.
+	more atomic.Bool
 
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
@@ -107,6 +112,9 @@ func (s *session) writeLoop() {
 		case line := <-s.out:
 			if !s.write(line) {
 				return
+			}
+			if len(s.out) == 0 && s.more.Swap(false) {
+				s.n.pushMore(s)
 			}
 		case <-s.finishing:
 			for {

@@ -15,7 +15,7 @@ import (
 // device is one replica in these tests: its own ops get ids origin:seq and
 // a clock that the test sets.
 type device struct {
-	t      *testing.T
+	t      testing.TB
 	origin string
 	seq    uint64
 	now    int64
@@ -24,7 +24,7 @@ type device struct {
 	ops    []playlists.Op // every op this device made
 }
 
-func newDevice(t *testing.T, origin string) *device {
+func newDevice(t testing.TB, origin string) *device {
 	return &device{t: t, origin: origin, now: 1_000, st: playlists.New()}
 }
 
