@@ -163,6 +163,19 @@ func TestPlaylistsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("a play counts once, on the device that played it", func(t *testing.T) {
+		human := id("01 Human Behaviour.mp3") // 2 s, only A has it
+		A.ctl("play", human)
+		var h []app.PlaylistEntry
+		waitFor(t, 30*time.Second, "the play in B's history", func() bool {
+			b, err := B.ctlErr("history")
+			return err == nil && json.Unmarshal(b, &h) == nil && len(h) > 0 && h[0].ContentID == human
+		})
+		if h[0].Plays != 1 || h[0].LastPlayedMS == 0 || h[0].Available {
+			t.Errorf("B's history of a track only A has, played once on A: %+v", h[0])
+		}
+	})
+
 	t.Run("M3U written by MPD, export and import back", func(t *testing.T) {
 		fixture, err := filepath.Abs(filepath.Join("..", "..", "playlists", "m3u", "testdata", "mpd-relative.m3u"))
 		if err != nil {
