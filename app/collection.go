@@ -164,7 +164,7 @@ func (c *collection) handle(m collectionMsg) {
 		t := playlists.Track{ContentID: e.ContentID, Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS}
 		ed, err := c.st.PlanListen(c.self, t)
 		if err == nil {
-			err = c.appendLocked([]playlists.Edit{ed})
+			_, err = c.appendLocked([]playlists.Edit{ed})
 		}
 		if err != nil {
 			c.logger.Warn("playlists: could not record a play", "track", e.ContentID, "err", err)
@@ -217,7 +217,7 @@ func (c *collection) switchLocked(group string, ops []devicesync.Op) {
 	c.group, c.st = group, playlists.New()
 	c.st.Apply(toOps(ops)...)
 	carried := playlists.CarryOver(old, c.st, c.self)
-	if err := c.appendLocked(carried); err != nil {
+	if _, err := c.appendLocked(carried); err != nil {
 		c.logger.Warn("playlists: carrying into the new group", "err", err)
 	}
 	if len(carried) > 0 {
@@ -225,19 +225,25 @@ func (c *collection) switchLocked(group string, ops []devicesync.Op) {
 	}
 }
 
-// appendLocked logs edits in order and applies each op the log returns.
-func (c *collection) appendLocked(edits []playlists.Edit) error {
+// appendLocked logs edits in order, applies each op the log returns, and
+// returns them.
+func (c *collection) appendLocked(edits []playlists.Edit) ([]devicesync.Op, error) {
+	var ops []devicesync.Op
 	for i, e := range edits {
 		op, err := c.log.AppendOp(e.Kind, e.Body)
+		if errors.Is(err, devicesync.ErrLogFull) {
+			err = userErr(ErrBadArgument, "the group cannot take more changes: its log holds %d of them; deleting playlists you no longer need makes room", devicesync.MaxLogOps)
+		}
 		if err != nil {
 			if i > 0 {
-				return fmt.Errorf("only %d of %d changes were saved: %w", i, len(edits), err)
+				return ops, fmt.Errorf("only %d of %d changes were saved: %w", i, len(edits), err)
 			}
-			return err
+			return ops, err
 		}
 		c.st.Apply(toOps([]devicesync.Op{op})...)
+		ops = append(ops, op)
 	}
-	return nil
+	return ops, nil
 }
 
 // Version changes whenever playlists, likes or play counts changed. It

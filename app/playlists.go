@@ -289,7 +289,7 @@ func (a *App) edit(plan func(c *collection) ([]playlists.Edit, error)) error {
 	c.mu.Lock()
 	es, err := plan(c)
 	if err == nil {
-		err = c.appendLocked(es)
+		_, err = c.appendLocked(es)
 		c.publishLocked()
 	}
 	c.mu.Unlock()
@@ -318,15 +318,14 @@ func (a *App) CreatePlaylist(name string) (PlaylistSummary, error) {
 	}
 	c.mu.Lock()
 	e, err := c.st.PlanCreate(name)
-	var op devicesync.Op
+	var ops []devicesync.Op
 	if err == nil {
-		op, err = c.log.AppendOp(e.Kind, e.Body)
+		ops, err = c.appendLocked([]playlists.Edit{e})
 	}
 	var sum PlaylistSummary
 	if err == nil {
-		c.st.Apply(toOps([]devicesync.Op{op})...)
 		c.publishLocked()
-		p, _ := c.st.Playlist(op.ID)
+		p, _ := c.st.Playlist(ops[0].ID)
 		sum = PlaylistSummary{ID: p.ID, Name: p.Name, Kind: KindPlaylist}
 	}
 	c.mu.Unlock()

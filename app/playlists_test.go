@@ -193,6 +193,10 @@ func TestPlaylistEditsAndBadInput(t *testing.T) {
 	if err := a.AddToPlaylist(p.ID, []string{"b3:bb"}, -1); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Fatalf("add with a failing log: %v", err)
 	}
+	log.fail = fmt.Errorf("%w: 100000 ops", devicesync.ErrLogFull)
+	if _, err := a.CreatePlaylist("One more"); err == nil || !strings.Contains(UserMessage(err), "cannot take more changes") {
+		t.Fatalf("create with a full log: %v", err)
+	}
 	log.fail = nil
 	must(a.DeletePlaylist(p.ID))
 	if _, err := a.Playlist(p.ID); !errors.Is(err, ErrNoPlaylist) || !strings.Contains(UserMessage(err), "was deleted") {

@@ -182,6 +182,13 @@ func TestEntryLimit(t *testing.T) {
 	if !errors.Is(err, playlists.ErrLimit) || !strings.Contains(err.Error(), "limit of 100000 tracks") {
 		t.Fatalf("one entry past the limit: %v", err)
 	}
+
+	for a.st.Live() < playlists.MaxPlaylists {
+		a.create(fmt.Sprint("List ", a.st.Live()))
+	}
+	if _, err := a.st.PlanCreate("One too many"); !errors.Is(err, playlists.ErrLimit) || !strings.Contains(err.Error(), "already 10000 playlists") {
+		t.Fatalf("one playlist past the limit: %v", err)
+	}
 }
 
 func TestConcurrentEdits(t *testing.T) {
