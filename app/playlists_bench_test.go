@@ -156,4 +156,3 @@ func BenchmarkPlaylistView10k(b *testing.B) {
 		}
 	}
 }
-
