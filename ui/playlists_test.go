@@ -3,6 +3,7 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -312,4 +313,30 @@ func TestSaveQueueAsPlaylist(t *testing.T) {
 	h.u.plDialog.(*dialog.FormDialog).Submit()
 	q := h.b.Status().Queue
 	h.wantIntents("CreatePlaylist(Tonight)", "AddToPlaylist(dev-desk:1,"+itoa(len(q))+","+q[0].ContentID+",-1)")
+}
+
+// Most played and Recently played show how often and when, where the
+// album is otherwise.
+func TestHistoryListsShowPlays(t *testing.T) {
+	h := newHarness(t, 10)
+	now := h.clock.now()
+	l := h.u.playlists.entries
+	l.set([]app.PlaylistEntry{
+		{ContentID: "b3:1", Title: "A", Album: "X", Available: true, Plays: 12, LastPlayedMS: now.Add(-3 * time.Hour).UnixMilli()},
+		{ContentID: "b3:2", Title: "B", Album: "Y", Available: true, Plays: 1, LastPlayedMS: now.Add(-90 * time.Second).UnixMilli()},
+	}, false, true)
+	h.u.showPage(PagePlaylists)
+	if got := entryRowAt(t, l, 0).album.text; got != "12 plays, 3 hours ago" {
+		t.Errorf("row 0 shows %q", got)
+	}
+	if got := entryRowAt(t, l, 1).album.text; got != "1 play, 1 minute ago" {
+		t.Errorf("row 1 shows %q", got)
+	}
+	if l.fourth.Text != "PLAYED" {
+		t.Errorf("column header %q", l.fourth.Text)
+	}
+	l.set(l.items, false, false)
+	if l.fourth.Text != "ALBUM" || entryRowAt(t, l, 0).album.text != "X" {
+		t.Errorf("back to albums: %q, %q", l.fourth.Text, entryRowAt(t, l, 0).album.text)
+	}
 }

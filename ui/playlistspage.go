@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -21,11 +22,12 @@ import (
 // the queue, or after it), rename, delete, export; drag a track to move
 // it; right-click a track for its menu.
 type playlistsPage struct {
-	u     *UI
-	lists []app.PlaylistSummary
-	nav   *widget.List
-	open  *app.PlaylistView // nil: none chosen
-	want  string            // the list to open once listed (one just made)
+	u       *UI
+	lists   []app.PlaylistSummary
+	nav     *widget.List
+	open    *app.PlaylistView // nil: none chosen
+	opening string            // the list last asked for
+	want    string            // the list to open once listed (one just made)
 
 	entries           *entryList
 	title, info       *widget.Label
@@ -44,7 +46,7 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*listNavRow).bind(id) })
 	p.nav.HideSeparators = true
 	p.nav.OnSelected = func(id widget.ListItemID) {
-		if id < len(p.lists) && (p.open == nil || p.open.ID != p.lists[id].ID) {
+		if id < len(p.lists) && p.lists[id].ID != p.opening {
 			p.openList(p.lists[id].ID)
 		}
 	}
@@ -124,6 +126,7 @@ func (p *playlistsPage) setLists(lists []app.PlaylistSummary, err error) {
 
 // openList loads a list and shows it.
 func (p *playlistsPage) openList(id string) {
+	p.opening = id // selecting it in the column below must not load it again
 	for i, l := range p.lists {
 		if l.ID == id {
 			p.nav.Select(i)
@@ -147,7 +150,7 @@ func (p *playlistsPage) render() {
 	if v == nil {
 		p.title.SetText("")
 		p.info.SetText("")
-		p.entries.set(nil, false)
+		p.entries.set(nil, false, false)
 		for _, b := range []*widget.Button{p.play, p.queue, p.more} {
 			b.Disable()
 		}
@@ -159,7 +162,7 @@ func (p *playlistsPage) render() {
 	}
 	p.title.SetText(v.Name)
 	p.info.SetText(listInfo(*v))
-	p.entries.set(v.Entries, v.Editable() || v.Kind == app.KindLiked)
+	p.entries.set(v.Entries, v.Editable() || v.Kind == app.KindLiked, v.ID == app.ListMostPlayed || v.ID == app.ListRecentlyPlayed)
 	for _, b := range []*widget.Button{p.play, p.queue} {
 		if len(v.Entries) == 0 {
 			b.Disable()
@@ -510,6 +513,8 @@ type entryList struct {
 	sel      int // selected row, -1: none
 	dragFrom int // the row being dragged, -1: none
 	dropAt   int // where it would land
+	plays    bool
+	fourth   *widget.Label // the fourth column's header: ALBUM or PLAYED
 }
 
 func newEntryList(p *playlistsPage) *entryList {
@@ -519,12 +524,20 @@ func newEntryList(p *playlistsPage) *entryList {
 		func() fyne.CanvasObject { return newEntryRow(l) },
 		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*entryRow).bind(id) })
 	l.list.HideSeparators = true
-	l.view = container.NewBorder(container.NewVBox(columnHeader(l.layout), widget.NewSeparator()), nil, nil, nil, l.list)
+	head := columnHeader(l.layout)
+	l.fourth = head.(*fyne.Container).Objects[3].(*container.ThemeOverride).Content.(*widget.Label)
+	l.view = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, l.list)
 	return l
 }
 
-func (l *entryList) set(items []app.PlaylistEntry, editable bool) {
+// set shows items; plays puts the play count and last play where the
+// album is (Most played, Recently played).
+func (l *entryList) set(items []app.PlaylistEntry, editable, plays bool) {
 	l.items, l.editable = items, editable
+	if plays != l.plays {
+		l.plays = plays
+		l.fourth.SetText(map[bool]string{true: "PLAYED", false: "ALBUM"}[plays])
+	}
 	if l.sel >= len(items) {
 		l.sel = -1
 	}
@@ -596,7 +609,11 @@ func (r *entryRow) bind(id int) {
 	r.no.set(itoa(id+1), false, low)
 	r.title.set(title, playing, tc)
 	r.artist.set(joinArtists(e.Artists), false, fg)
-	r.album.set(orUnknown(e.Album, "album"), false, fg)
+	if r.l.plays {
+		r.album.set(playsText(e, r.l.p.u.now()), false, fg)
+	} else {
+		r.album.set(orUnknown(e.Album, "album"), false, fg)
+	}
 	r.dur.set(formatDuration(msDuration(e.DurationMS)), false, low)
 	r.heart.set(r.l.p.u.likedNow(e))
 	r.bg.Hidden = r.l.sel != id
@@ -605,6 +622,28 @@ func (r *entryRow) bind(id int) {
 	r.bg.Refresh()
 	r.dropAbove.Refresh()
 	r.dropBelow.Refresh()
+}
+
+// playsText is "12 plays, 3 days ago": how often and when a track was
+// last played on any device of the group.
+func playsText(e app.PlaylistEntry, now time.Time) string {
+	if e.Plays == 0 {
+		return "not played"
+	}
+	text := plural(int(e.Plays), "play", "plays")
+	if e.LastPlayedMS > 0 {
+		switch d := now.Sub(time.UnixMilli(e.LastPlayedMS)); {
+		case d < time.Minute:
+			text += ", just now"
+		case d < time.Hour:
+			text += ", " + plural(int(d/time.Minute), "minute", "minutes") + " ago"
+		case d < 24*time.Hour:
+			text += ", " + plural(int(d/time.Hour), "hour", "hours") + " ago"
+		default:
+			text += ", " + plural(int(d/(24*time.Hour)), "day", "days") + " ago"
+		}
+	}
+	return text
 }
 
 // likedNow is a track's like as the window shows it: its own toggles
