@@ -404,3 +404,36 @@ func TestGroupChangeCarriesPlaylists(t *testing.T) {
 		t.Fatal("the version went back at the group change")
 	}
 }
+
+// Upkeep forgets the ops that no longer matter, from the log too, and
+// nothing shown changes.
+func TestMaintainForgetsObsoleteOps(t *testing.T) {
+	log := newFakeOpLog(self)
+	r := newPlaylistRig(t, log)
+	a := r.app
+	for i := range 80 {
+		if err := a.SetLiked("b3:aa", i%2 == 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, _ := a.CreatePlaylist("Kept")
+	if err := a.AddToPlaylist(p.ID, []string{"b3:bb"}, -1); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := a.LikedIDs()
+	view := entryIDsOf(mustView(t, a, p.ID))
+	n := log.count()
+	a.collection.maintain()
+	if got := log.count(); got != n-79 {
+		t.Fatalf("log has %d ops after upkeep, want %d (79 superseded likes forgotten)", got, n-79)
+	}
+	after, _ := a.LikedIDs()
+	if len(after) != len(before) || !slices.Equal(entryIDsOf(mustView(t, a, p.ID)), view) {
+		t.Fatal("upkeep changed what is shown")
+	}
+	// A device starting from the tidied log shows the same.
+	r2 := newPlaylistRig(t, log)
+	if liked, _ := r2.app.LikedIDs(); liked["b3:aa"] {
+		t.Fatal("the last unlike was lost")
+	}
+}
