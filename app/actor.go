@@ -783,6 +783,9 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 		a.command(ev)
 	case devicesync.GroupChanged:
 		a.groupChanged(ev)
+		a.collectionEvent(ev)
+	case devicesync.OpsAdded:
+		a.collectionEvent(ev)
 	case devicesync.PairingRequest:
 		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
 	case devicesync.PeerOnline, devicesync.PeerOffline:
@@ -1135,6 +1138,7 @@ func (a *actor) tick() {
 		}
 		return nil
 	})
+	a.collectionTick()
 }
 
 // publishSnapshot sends our state and the engine's announcement.

@@ -66,12 +66,15 @@ type Options struct {
 }
 
 // Deps are the adapters the actor drives. Output and Library may be nil
-// (no local audio endpoint; no scanning).
+// (no local audio endpoint; no scanning). OpLog carries playlists, likes
+// and listens; nil takes the Transport when it is one, else the device has
+// none.
 type Deps struct {
 	Store     Store
 	Output    Output
 	Transport Transport
 	Library   Library
+	OpLog     OpLog
 }
 
 // Invite is a pairing code for another device to join this group.
@@ -98,6 +101,9 @@ type App struct {
 	store     Store
 	opts      Options
 	actor     *actor
+	// collection is the group's playlists, likes and history; nil without
+	// an OpLog.
+	collection *collection
 }
 
 type monoClock struct{ start time.Time }
@@ -135,6 +141,12 @@ func New(opts Options, deps Deps) (*App, error) {
 		store: deps.Store,
 		opts:  opts,
 	}
+	if deps.OpLog == nil {
+		deps.OpLog, _ = deps.Transport.(OpLog)
+	}
+	if deps.OpLog != nil {
+		a.collection = newCollection(deps.OpLog, deps.Store, string(deps.Transport.ID()), opts.Logger)
+	}
 	ac, err := newActor(a, opts, deps)
 	if err != nil {
 		return nil, err
@@ -154,6 +166,9 @@ func New(opts Options, deps Deps) (*App, error) {
 		defer stop()
 		ac.loop(ticks)
 	}()
+	if c := a.collection; c != nil {
+		go c.run(a.quit, func() { a.post(refreshIntent{}) })
+	}
 	return a, nil
 }
 
@@ -162,6 +177,9 @@ func New(opts Options, deps Deps) (*App, error) {
 func (a *App) Close() error {
 	a.closeOnce.Do(func() { close(a.quit) })
 	<-a.done
+	if a.collection != nil {
+		<-a.collection.stopped
+	}
 	return nil
 }
 

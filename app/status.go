@@ -48,6 +48,7 @@ type Status struct {
 	Playing    bool        `json:"playing"`
 	PositionMS int64       `json:"position_ms"`
 	Track      *QueueItem  `json:"track"` // nil when the queue is empty
+	TrackLiked bool        `json:"track_liked,omitempty"`
 	QueueLen   int         `json:"queue_len"`
 	Queue      []QueueItem `json:"queue,omitempty"`
 	Index      int         `json:"index"`
@@ -64,7 +65,10 @@ type Status struct {
 
 	Scan           ScanStatus `json:"scan"`
 	LibraryVersion uint64     `json:"library_version"` // changes whenever the catalog changed
-	Folders        []string   `json:"folders"`
+	// PlaylistsVersion changes whenever playlists, likes or play counts
+	// changed, here or on another device.
+	PlaylistsVersion uint64   `json:"playlists_version"`
+	Folders          []string `json:"folders"`
 
 	// Notices are recent user-facing messages, newest last: "Playing on
 	// Living room", "Could not play x.mp3: not an audio file", ... Each has

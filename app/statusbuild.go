@@ -71,7 +71,9 @@ func (a *actor) publishStatus() {
 			it.Path = t.Path
 		}
 		s.Track = &it
+		s.TrackLiked = a.app.collection.IsLiked(e.ContentID)
 	}
+	s.PlaylistsVersion = a.app.collection.Version()
 	a.lastDevices = a.tr.Devices()
 	for _, d := range a.lastDevices {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,

@@ -605,12 +605,25 @@ func (n *Node) sendMissingLocked(s *session) {
 	for range maxBatchesPerPush {
 		ops := n.glog.missing(s.peerVector, MaxOpsPerBatch, nil)
 		if len(ops) == 0 {
+			s.more.Store(false)
 			return
 		}
 		n.sendOpsLocked(s, ops)
 		for _, o := range ops {
 			s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
 		}
+	}
+	s.more.Store(true)
+}
+
+// pushMore continues a push that stopped at maxBatchesPerPush, once the
+// session's queue is written: a long log follows at the pace of the
+// connection instead of one push per anti-entropy round.
+func (n *Node) pushMore(s *session) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.sessions[s.peer] == s && s.peerVector != nil {
+		n.sendMissingLocked(s)
 	}
 }
 

@@ -113,23 +113,40 @@ func newGroupLog() *groupLog {
 	return g
 }
 
+// find returns where o belongs among its origin's ops and whether an op
+// with its seq is there.
+func (g *groupLog) find(o Op) (int, bool) {
+	return slices.BinarySearchFunc(g.byOrigin[o.Origin], o.Seq, func(x Op, s uint64) int { return cmp.Compare(x.Seq, s) })
+}
+
+// holds reports whether the log has an op with o's origin and seq.
+func (g *groupLog) holds(o Op) bool {
+	_, ok := g.find(o)
+	return ok
+}
+
 // cutoffRefuses reports whether a revocation refuses op.
 func (g *groupLog) cutoffRefuses(o Op) bool {
 	c, ok := g.revoked[o.Origin]
 	return ok && o.Seq > c
 }
 
-// add inserts ops that are new (seq above the vector) and not refused by a
-// revocation, re-derives membership, and returns the ops it added in the
-// order given.
+// add inserts ops it does not hold and a revocation does not refuse,
+// re-derives membership, and returns the ops it added in the order given.
+// An op below the vector is inserted in its place: a device that joined a
+// group holds the membership ops but not the ones between them.
 func (g *groupLog) add(ops []Op) []Op {
 	var added []Op
 	for _, o := range ops {
-		if o.Seq <= g.vector[o.Origin] || g.cutoffRefuses(o) {
+		if g.cutoffRefuses(o) {
 			continue
 		}
-		g.byOrigin[o.Origin] = append(g.byOrigin[o.Origin], o)
-		g.vector[o.Origin] = o.Seq
+		i, held := g.find(o)
+		g.vector[o.Origin] = max(g.vector[o.Origin], o.Seq)
+		if held {
+			continue
+		}
+		g.byOrigin[o.Origin] = slices.Insert(g.byOrigin[o.Origin], i, o)
 		g.count++
 		g.lastHLC = max(g.lastHLC, o.HLCms)
 		added = append(added, o)

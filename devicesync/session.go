@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
@@ -46,6 +47,10 @@ type session struct {
 	// the peer's lines unread resets the connection, and the reset can
 	// discard what the peer had not read yet of our last lines.
 	halfClose bool
+
+	// more says a push stopped at maxBatchesPerPush with ops left: the
+	// write loop pushes again once it has sent what is queued.
+	more atomic.Bool
 
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
@@ -107,6 +112,9 @@ func (s *session) writeLoop() {
 		case line := <-s.out:
 			if !s.write(line) {
 				return
+			}
+			if len(s.out) == 0 && s.more.Swap(false) {
+				s.n.pushMore(s)
 			}
 		case <-s.finishing:
 			for {
@@ -453,16 +461,23 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
 	var fresh []Op
 	seen := VersionVector{}
+	batch := map[string]bool{}
 	for _, o := range ops {
-		last := max(n.glog.vector[o.Origin], seen[o.Origin])
-		if o.Seq <= last {
+		seen[o.Origin] = max(seen[o.Origin], o.Seq)
+		if n.glog.holds(o) {
+			// Held already (a joiner's membership ops): the vector moves
+			// past it all the same.
+			n.glog.vector[o.Origin] = max(n.glog.vector[o.Origin], o.Seq)
 			continue
 		}
+		if batch[o.ID] {
+			continue
+		}
+		batch[o.ID] = true
 		if n.glog.cutoffRefuses(o) {
 			n.c.dropped.Add(1)
 			continue
 		}
-		seen[o.Origin] = o.Seq
 		fresh = append(fresh, o)
 	}
 	if s.peerVector != nil {
@@ -484,6 +499,7 @@ func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
 	before := n.membershipKeyLocked()
 	added := n.glog.add(fresh)
 	evs := n.commandEventsLocked(added)
+	evs = append(evs, n.appOpsLocked(added)...)
 	evs = append(evs, n.afterMembershipLocked(before)...)
 	n.pushOpsLocked(s)
 	return evs, ""
