@@ -48,6 +48,7 @@ func BenchmarkDecode(b *testing.B) {
 				if x := decodeAll(b, d); len(x) < secs*44100-5000 {
 					b.Fatalf("decoded %d frames", len(x))
 				}
+				d.Close()
 				_ = f.Close()
 			}
 			per := b.Elapsed() / time.Duration(b.N) / secs

@@ -91,6 +91,8 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 		fail(err)
 		return
 	}
+	defer dec.Close()
+	dec.SetGain(src.GainDB)
 	if at > 0 {
 		if err := dec.SeekFrame(at); err != nil {
 			fail(err)
