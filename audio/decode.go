@@ -223,4 +223,3 @@ func durationToFrames(d time.Duration, rate int) int64 {
 	r := int64(rate)
 	return int64(d/time.Second)*r + int64(d%time.Second)*r/int64(time.Second)
 }
-
