@@ -70,7 +70,19 @@ func newGoDecoder(r io.ReadSeeker, format Format, name string, sampleRate int) (
 		}
 		pcm = &byteStream{s}
 	case FormatFLAC:
-		f, err := newFLAC(r)
+		// mewkiz/flac wants "fLaC" first: hide an ID3v2 tag in front.
+		var head [10]byte
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return nil, fmt.Errorf("%w: flac: %v", ErrCorrupt, err)
+		}
+		src := io.ReadSeeker(r)
+		if string(head[:3]) == "ID3" {
+			src = &offsetReader{r: r, off: id3v2Len(head[:])}
+		}
+		if _, err := src.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		f, err := newFLAC(src)
 		if err != nil {
 			return nil, err
 		}
@@ -217,10 +229,7 @@ func probeMP3(r io.ReadSeeker) (rate, channels, version int) {
 	}
 	off := int64(0)
 	if string(b[:3]) == "ID3" {
-		off = 10 + (int64(b[6]&0x7f)<<21 | int64(b[7]&0x7f)<<14 | int64(b[8]&0x7f)<<7 | int64(b[9]&0x7f))
-		if b[5]&0x10 != 0 {
-			off += 10
-		}
+		off = id3v2Len(b[:])
 	}
 	var h [4]byte
 	if _, err := r.Seek(off, io.SeekStart); err != nil {
@@ -257,6 +266,22 @@ func probeVorbis(r io.ReadSeeker) (rate, channels int) {
 		}
 	}
 	return 0, 0
+}
+
+// offsetReader reads r from off on, as if the bytes before were not there.
+type offsetReader struct {
+	r   io.ReadSeeker
+	off int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+func (o *offsetReader) Seek(offset int64, whence int) (int64, error) {
+	if whence == io.SeekStart {
+		offset += o.off
+	}
+	pos, err := o.r.Seek(offset, whence)
+	return pos - o.off, err
 }
 
 // overlay reads r with patch laid over the bytes at off.

@@ -99,14 +99,11 @@ func sniff(r io.ReadSeeker, name string) (Format, error) {
 		return FormatMP4, nil
 	case len(b) >= 10 && string(b[:3]) == "ID3":
 		// ID3v2 precedes MP3 and, rarely, FLAC: look behind the tag.
-		size := int64(b[6]&0x7f)<<21 | int64(b[7]&0x7f)<<14 | int64(b[8]&0x7f)<<7 | int64(b[9]&0x7f)
-		if b[5]&0x10 != 0 { // footer present
-			size += 10
-		}
+		size := id3v2Len(b)
 		if size > maxID3Skip {
 			return FormatUnknown, fmt.Errorf("%w: ID3 tag of %d bytes", ErrTooLarge, size)
 		}
-		if _, err := r.Seek(10+size, io.SeekStart); err != nil {
+		if _, err := r.Seek(size, io.SeekStart); err != nil {
 			return FormatUnknown, err
 		}
 		var after [4]byte
@@ -128,6 +125,16 @@ func sniff(r io.ReadSeeker, name string) (Format, error) {
 		return FormatMP3, nil
 	}
 	return FormatUnknown, fmt.Errorf("%w: %q starts with % x", ErrUnknownFormat, filepath.Base(name), b[:min(len(b), 8)])
+}
+
+// id3v2Len is the length of the ID3v2 tag whose 10-byte header starts b,
+// header and footer included.
+func id3v2Len(b []byte) int64 {
+	size := 10 + (int64(b[6]&0x7f)<<21 | int64(b[7]&0x7f)<<14 | int64(b[8]&0x7f)<<7 | int64(b[9]&0x7f))
+	if b[5]&0x10 != 0 { // footer present
+		size += 10
+	}
+	return size
 }
 
 // isMP3Sync reports an MPEG audio frame header: 11 sync bits, a valid
