@@ -1,11 +1,9 @@
 package audio
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"time"
 )
 
@@ -55,7 +53,6 @@ type Decoder struct {
 	pcm   pcmReader
 	close func()
 	pos   int64
-	gain  int32 // Q16 amplitude factor; 0 means unity
 }
 
 // NewDecoder sniffs r's format from its content (name is only a fallback,
@@ -127,18 +124,6 @@ func (d *Decoder) Close() {
 	}
 }
 
-// SetGain scales every sample that Read returns next by db decibels
-// (ReplayGain), clipping at full scale; 0 plays the samples as they are.
-// The caller prevents clipping by capping db with the track's peak.
-func (d *Decoder) SetGain(db float64) {
-	if db == 0 || math.IsNaN(db) || math.IsInf(db, 0) {
-		d.gain = 0
-		return
-	}
-	db = max(-60, min(db, 24))
-	d.gain = int32(math.Round(math.Pow(10, db/20) * (1 << 16)))
-}
-
 // Info returns what the headers said about the track.
 func (d *Decoder) Info() Info { return d.info }
 
@@ -156,9 +141,6 @@ func (d *Decoder) Read(p []byte) (n int, err error) {
 	n, err = d.pcm.Read(p)
 	n = n / bytesPerFrame * bytesPerFrame
 	d.pos += int64(n / bytesPerFrame)
-	if d.gain != 0 {
-		applyGain(p[:n], d.gain)
-	}
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrCorrupt) {
 		err = fmt.Errorf("%w: %s: %v", ErrCorrupt, d.info.Format, err)
 	}
@@ -182,16 +164,6 @@ func (d *Decoder) SeekFrame(f int64) (err error) {
 	}
 	d.pos = f
 	return nil
-}
-
-// applyGain multiplies the 16-bit samples of p by the Q16 factor g,
-// rounding and clipping.
-func applyGain(p []byte, g int32) {
-	for i := 0; i+1 < len(p); i += 2 {
-		v := (int32(int16(binary.LittleEndian.Uint16(p[i:])))*g + 1<<15) >> 16
-		v = max(-32768, min(v, 32767))
-		binary.LittleEndian.PutUint16(p[i:], uint16(int16(v)))
-	}
 }
 
 // recoverAs turns a decoder panic into ErrCorrupt: third-party decoders

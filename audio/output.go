@@ -176,6 +176,11 @@ func (o *Output) Seek(d time.Duration) bool {
 	return o.mix.seek(durationToFrames(d, o.opts.SampleRate))
 }
 
+// SetGain changes the gain of track t (Source.GainDB: ReplayGain) while
+// it plays or waits prepared; it applies to what the device takes next.
+// It reports false when t is neither.
+func (o *Output) SetGain(t Track, db float64) bool { return o.mix.setGain(t, db) }
+
 // SetVolume sets the volume, 0..100 (clamped), on the perceptual curve of
 // Gain. It applies to what the device consumes next.
 func (o *Output) SetVolume(v int) {
