@@ -206,7 +206,7 @@ type fakeOutput struct {
 	avail   bool
 	next    audio.Track // prepared
 	nextSrc audio.Source
-	path    string // of the track playing
+	path    string  // of the track playing
 	gainDB  float64 // of the track playing, as Play got it
 }
 
