@@ -44,7 +44,7 @@ func ParseGainMode(s string) (GainMode, error) {
 	case GainOff, GainTrack, GainAlbum, GainAuto:
 		return m, nil
 	}
-	return "", fmt.Errorf("library: ReplayGain mode %q: want off, track, album or auto", s)
+	return "", fmt.Errorf("library: the ReplayGain mode must be off, track, album or auto, not %q", s)
 }
 
 // Limits on gains taken from tags: a value outside is a broken tag.

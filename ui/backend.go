@@ -46,6 +46,7 @@ type Backend interface {
 	PlaybackConfig() engine.Config
 	SetPlaybackConfig(cfg engine.Config) error
 	SetPassive(on bool) error
+	SetReplayGain(mode string) error
 
 	Tracks() ([]library.Track, error)
 	Cover(contentID string) ([]byte, error)

@@ -392,6 +392,18 @@ func (b *Backend) SetPassive(on bool) error {
 	return nil
 }
 
+func (b *Backend) SetReplayGain(mode string) error {
+	if err := b.record("SetReplayGain(%s)", mode); err != nil {
+		return err
+	}
+	m, err := library.ParseGainMode(mode)
+	if err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.ReplayGain = m })
+	return nil
+}
+
 func (b *Backend) Tracks() ([]library.Track, error) {
 	if err := b.record("Tracks()"); err != nil {
 		return nil, err
