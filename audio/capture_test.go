@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/furudesk/furudesk/internal/pulsetest"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,17 @@ func TestCapture(t *testing.T) {
 	long := writeFile(t, filepath.Join(dir, "tone3s.wav"), wavBytes(44100, 2, 3*44100, sine(440, 0.5, 44100)))
 	half := writeFile(t, filepath.Join(dir, "a.wav"), wavBytes(44100, 2, 22050, sine(440, 0.5, 44100)))
 	halfFLAC := ffmpegSine(t, dir, "b.flac", 660, 0.5, 44100)
+	var aac, opus, albumA, albumB string
+	if haveFFmpeg {
+		half := "aevalsrc=exprs=0.5*sin(2*PI*440*t):c=stereo:s=%d:d=1"
+		aac = ffmpegMake(t, dir, "tone.m4a", fmt.Sprintf(half, 44100), "-c:a", "aac", "-b:a", "192k")
+		opus = ffmpegMake(t, dir, "tone.opus", fmt.Sprintf(half, 48000), "-c:a", "libopus", "-b:a", "160k")
+		// One 2 s sine cut in two at 1 s and encoded as two AAC tracks, as
+		// a live album is: the boundary must not be heard.
+		whole := ffmpegMake(t, dir, "album.wav", "aevalsrc=exprs=0.5*sin(2*PI*440*t):c=stereo:s=44100:d=2")
+		albumA = ffmpegAAC(t, whole, filepath.Join(dir, "01.m4a"), "atrim=end_sample=44100")
+		albumB = ffmpegAAC(t, whole, filepath.Join(dir, "02.m4a"), "atrim=start_sample=44100,asetpts=PTS-STARTPTS")
+	}
 	rec := p.record(t)
 
 	// Each scenario is judged from its recording; a failing attempt is
@@ -225,6 +237,86 @@ func TestCapture(t *testing.T) {
 			j.log("longest quiet run inside the two tracks: %v", q)
 		})
 	})
+
+	for _, c := range []struct{ name, file string }{{"aac", aac}, {"opus", opus}} {
+		t.Run(c.name, func(t *testing.T) {
+			if !haveFFmpeg {
+				t.Skip("built without FFmpeg")
+			}
+			check(t, "tone", []string{c.file}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
+				segs := segments(x, soundThr, 441)
+				if len(segs) != 1 {
+					j.fail("heard %d sound segments %v, want 1", len(segs), segs)
+					return
+				}
+				s := segs[0]
+				if d := s.dur(); absDur(d-time.Second) > 50*time.Millisecond {
+					j.fail("sound lasted %v, want 1s ±50ms", d)
+				}
+				if pk := peak(x[s.start:s.end]); pk < 0.0625*0.93 || pk > 0.0625*1.07 {
+					j.fail("peak %.4f at volume 50, want 0.0625 ±7%%", pk)
+				}
+				if f := zeroCrossFreq(pcmFloat(x[s.start+4410:s.end-4410]), 44100); math.Abs(f-440) > 1 {
+					j.fail("pitch %.2f Hz, want 440", f)
+				}
+				j.log("%s: sound %v, peak %.4f", c.name, s.dur(), peak(x[s.start:s.end]))
+			})
+		})
+	}
+
+	t.Run("gapless-aac-album", func(t *testing.T) {
+		if !haveFFmpeg {
+			t.Skip("built without FFmpeg")
+		}
+		check(t, "gapless", []string{albumA, albumB}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
+			segs := segments(x, soundThr, 441)
+			if len(segs) != 1 {
+				j.fail("heard %d segments %v, want 1 (two tracks of one take)", len(segs), segs)
+				return
+			}
+			s := segs[0]
+			if absDur(s.dur()-2*time.Second) > 50*time.Millisecond {
+				j.fail("two 1 s tracks sounded %v, want 2s ±50ms", s.dur())
+			}
+			if q := framesToDuration(int64(longestQuiet(x, s, soundThr)), 44100); q >= 5*time.Millisecond {
+				j.fail("longest quiet run %v, want under 5ms: a gap between the tracks", q)
+			}
+			// A click is a jump no 440 Hz sine makes: its steepest step
+			// at volume 100 is 0.5 * 2π * 440 / 44100 of full scale.
+			steep := 0.5 * 2 * math.Pi * 440 / 44100 * 32768
+			worst, at := 0.0, 0
+			for i := s.start + 1; i < s.end; i++ {
+				if d := math.Abs(float64(x[i]) - float64(x[i-1])); d > worst {
+					worst, at = d, i
+				}
+			}
+			if worst > 1.5*steep {
+				j.fail("a step of %.0f at %v into the album, a 440 Hz sine steps at most %.0f: a click", worst,
+					framesToDuration(int64(at-s.start), 44100), steep)
+			}
+			j.log("gapless AAC: %v of sound, steepest step %.0f of %.0f", s.dur(), worst, steep)
+		})
+	})
+}
+
+// ffmpegAAC encodes the part of the WAV at src that filter keeps as AAC
+// in an M4A at dst.
+func ffmpegAAC(t testing.TB, src, dst, filter string) string {
+	t.Helper()
+	args := []string{"-loglevel", "error", "-y", "-i", src, "-af", filter, "-c:a", "aac", "-b:a", "192k", dst}
+	if b, err := exec.Command(needTool(t, "ffmpeg"), args...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg %v: %v\n%s", args, err, b)
+	}
+	return dst
+}
+
+// pcmFloat scales 16-bit samples to -1..1.
+func pcmFloat(x []int16) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v) / 32768
+	}
+	return out
 }
 
 // judgement collects what a recording shows: problems and measurements.
