@@ -36,11 +36,24 @@ enum {
 	// Source frames fed to the resampler before a seek target so its
 	// filter has history: more than libswresample's default filter.
 	RESAMPLER_HISTORY = 256,
+	// What a stream may declare (decode.go's minSourceRate and
+	// maxSourceRate): a damaged header's 900 MHz would make the resampler
+	// take minutes and gigabytes.
+	MIN_RATE = 1000,
+	MAX_RATE = 768000,
+	MAX_CHANNELS = 64,
 };
 
 static atomic_long live;
 
 long fd_live(void) { return atomic_load(&live); }
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+long fd_heap_in_use(void) { return (long)mallinfo2().uordblks; }
+#else
+long fd_heap_in_use(void) { return -1; }
+#endif
 
 struct fd_dec {
 	AVFormatContext *fmt;
@@ -161,6 +174,14 @@ static int next_frame(fd_dec *d) {
 static int setup_swr(fd_dec *d, const AVFrame *f) {
 	AVChannelLayout in = {0}, out = AV_CHANNEL_LAYOUT_STEREO;
 	int r;
+	if (f->sample_rate < MIN_RATE || f->sample_rate > MAX_RATE) {
+		snprintf(d->err, sizeof d->err, "sample rate %d Hz", f->sample_rate);
+		return FD_ERR_CORRUPT;
+	}
+	if (f->ch_layout.nb_channels > MAX_CHANNELS) {
+		snprintf(d->err, sizeof d->err, "%d channels", f->ch_layout.nb_channels);
+		return FD_ERR_CORRUPT;
+	}
 	if (f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || f->ch_layout.nb_channels <= 0) {
 		if (f->ch_layout.nb_channels <= 0) return fail(d, FD_ERR_CORRUPT, "frame without channels", 0);
 		av_channel_layout_default(&in, f->ch_layout.nb_channels);
@@ -356,6 +377,11 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 	par = st->codecpar;
 	for (unsigned i = 0; i < d->fmt->nb_streams; i++)
 		if ((int)i != d->stream) d->fmt->streams[i]->discard = AVDISCARD_ALL;
+	if (par->sample_rate > MAX_RATE || par->ch_layout.nb_channels > MAX_CHANNELS) {
+		snprintf(d->err, sizeof d->err, "%d Hz, %d channels", par->sample_rate, par->ch_layout.nb_channels);
+		code = FD_ERR_CORRUPT;
+		goto bad;
+	}
 	if (protected_tag(par->codec_tag)) {
 		code = fail(d, FD_ERR_PROTECTED, "DRM-protected", 0);
 		goto bad;

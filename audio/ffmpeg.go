@@ -216,3 +216,7 @@ func (f *ffReader) Close() {
 
 // ffLive counts FFmpeg decoders not yet closed (leak tests).
 func ffLive() int { return int(C.fd_live()) }
+
+// cHeapInUse is the C heap in use, -1 where it cannot be told (leak
+// tests).
+func cHeapInUse() int64 { return int64(C.fd_heap_in_use()) }

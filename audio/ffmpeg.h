@@ -57,4 +57,8 @@ void fd_close(fd_dec *d);
 // fd_live counts the decoders opened and not yet closed (for leak tests).
 long fd_live(void);
 
+// fd_heap_in_use is the C heap in use (glibc's mallinfo2), -1 where it
+// cannot be told (for leak tests).
+long fd_heap_in_use(void);
+
 #endif
