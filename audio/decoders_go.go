@@ -102,6 +102,8 @@ func newGoDecoder(r io.ReadSeeker, format Format, name string, sampleRate int) (
 		return nil, needsFFmpeg("MP4 audio (AAC, ALAC)")
 	case FormatAAC:
 		return nil, needsFFmpeg("AAC")
+	case FormatAIFF:
+		return nil, needsFFmpeg("AIFF")
 	default:
 		return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, name)
 	}

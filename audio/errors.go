@@ -10,7 +10,7 @@ import (
 // Sentinel errors. Wrapped errors carry the details; test with errors.Is.
 var (
 	// ErrUnknownFormat reports content that is none of the containers
-	// Sniff knows (MP3, Ogg, WAV, FLAC, MP4, ADTS).
+	// Sniff knows (MP3, Ogg, WAV, FLAC, MP4, ADTS, AIFF).
 	ErrUnknownFormat = errors.New("audio: unknown audio format")
 	// ErrUnsupported reports a recognised container with content this
 	// build cannot decode (a codec FFmpeg lacks, an Ogg stream of another

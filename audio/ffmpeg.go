@@ -115,7 +115,7 @@ func furudeskAVSeek(h C.uintptr_t, off C.int64_t, whence C.int) (pos C.int64_t) 
 // forcing it keeps FFmpeg from guessing at files that are not music.
 var demuxers = map[Format]string{
 	FormatMP3: "mp3", FormatVorbis: "ogg", FormatOpus: "ogg", FormatOggFLAC: "ogg", FormatWAV: "wav",
-	FormatFLAC: "flac", FormatMP4: "mov", FormatAAC: "aac",
+	FormatFLAC: "flac", FormatMP4: "mov", FormatAAC: "aac", FormatAIFF: "aiff",
 }
 
 // ffReader decodes through FFmpeg; it is a pcmReader with Close.

@@ -263,6 +263,8 @@ func variants() []variant {
 		}, format: FormatWAV, rate: 44100, ch: 2, secs: 2},
 		{name: "wav-192k", make: ff("j.wav", st(192000, 2), "-c:a", "pcm_s24le"), format: FormatWAV, rate: 192000, ch: 2, secs: 2},
 		{name: "wav-22k-mono", make: ff("k.wav", mono(22050, 2)), format: FormatWAV, rate: 22050, ch: 1, mono: true, secs: 2},
+		{name: "aiff-16", make: ff("a.aiff", st(44100, 2), "-c:a", "pcm_s16be"), format: FormatAIFF, rate: 44100, ch: 2, secs: 2},
+		{name: "aifc-float", make: ff("b.aifc", st(48000, 2), "-c:a", "pcm_f32be", "-f", "aiff"), format: FormatAIFF, rate: 48000, ch: 2, secs: 2},
 	}
 }
 

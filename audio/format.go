@@ -25,10 +25,11 @@ const (
 	FormatMP4     // MP4/M4A container
 	FormatAAC     // AAC: in MP4, or a raw ADTS stream
 	FormatALAC    // Apple Lossless in MP4
+	FormatAIFF    // AIFF and AIFF-C
 )
 
 // String returns the lower-case name of f ("mp3", "vorbis", "wav", "flac",
-// "opus", "ogg-flac", "mp4", "aac", "alac").
+// "opus", "ogg-flac", "mp4", "aac", "alac", "aiff").
 func (f Format) String() string {
 	switch f {
 	case FormatMP3:
@@ -49,6 +50,8 @@ func (f Format) String() string {
 		return "aac"
 	case FormatALAC:
 		return "alac"
+	case FormatAIFF:
+		return "aiff"
 	}
 	return "unknown"
 }
@@ -84,6 +87,8 @@ func sniff(r io.ReadSeeker, name string) (Format, error) {
 		return FormatWAV, nil
 	case len(b) >= 4 && string(b[:4]) == "fLaC":
 		return FormatFLAC, nil
+	case len(b) >= 12 && string(b[:4]) == "FORM" && (string(b[8:12]) == "AIFF" || string(b[8:12]) == "AIFC"):
+		return FormatAIFF, nil
 	case len(b) >= 4 && string(b[:4]) == "OggS":
 		if bytes.Contains(b, []byte("\x01vorbis")) {
 			return FormatVorbis, nil

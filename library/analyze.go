@@ -25,17 +25,17 @@ const ContentIDPrefix = "b3:"
 // format name. Whether a file is listed is then the decoder's answer
 // (audio.Probe): the library lists exactly what plays.
 var formats = map[string]string{".mp3": "mp3", ".ogg": "ogg", ".oga": "ogg", ".opus": "opus", ".flac": "flac",
-	".wav": "wav", ".m4a": "m4a", ".m4b": "m4a", ".m4p": "m4a"}
+	".wav": "wav", ".m4a": "m4a", ".m4b": "m4a", ".m4p": "m4a", ".aif": "aiff", ".aiff": "aiff", ".aifc": "aiff"}
 
 // otherAudio names the audio files the library does not play, by
 // extension, so that a scan counts and names them instead of passing them
 // over in silence.
-var otherAudio = map[string]string{".wma": "WMA", ".ape": "Monkey's Audio", ".wv": "WavPack", ".aif": "AIFF",
-	".aiff": "AIFF", ".aifc": "AIFF", ".mpc": "Musepack", ".mka": "Matroska audio", ".dsf": "DSD", ".dff": "DSD",
+var otherAudio = map[string]string{".wma": "WMA", ".ape": "Monkey's Audio", ".wv": "WavPack",
+	".mpc": "Musepack", ".mka": "Matroska audio", ".dsf": "DSD", ".dff": "DSD",
 	".tta": "TTA", ".ac3": "AC-3", ".dts": "DTS", ".spx": "Speex", ".aac": "raw AAC (ADTS)", ".aa": "Audible",
 	".aax": "Audible", ".caf": "Core Audio", ".mp2": "MP2", ".amr": "AMR", ".shn": "Shorten"}
 
-// FormatOf returns the format ("mp3", "ogg", "opus", "flac", "wav", "m4a")
+// FormatOf returns the format ("mp3", "ogg", "opus", "flac", "wav", "m4a", "aiff")
 // a file name's extension promises, or "" for a file the library does not
 // index.
 func FormatOf(name string) string {
@@ -117,6 +117,13 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		return a, ErrNotRegular
 	}
 	size := info.Size()
+	if format == "wav" {
+		// Samplers and drum kits name AIFF files .wav: play what they are.
+		var head [4]byte
+		if _, err := f.ReadAt(head[:], 0); err == nil && string(head[:]) == "FORM" {
+			format = "aiff"
+		}
+	}
 	t := &a.track
 	t.Path, t.Size, t.ModTime, t.Format = path, size, info.ModTime(), format
 
@@ -130,6 +137,24 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	switch format {
 	case "wav":
 		w, err := parseWAV(f, size)
+		if err != nil {
+			return a, err
+		}
+		if err := playable(f, path); err != nil {
+			return a, err
+		}
+		switch {
+		case w.id3Len > 0:
+			tags, tagErr = readID3Chunk(f, w.id3Start, w.id3Len)
+		case w.hasTags:
+			tags = w.tags
+		}
+		t.Duration = w.duration
+		if err := hashRange(f, w.dataStart, w.dataEnd, h, buf); err != nil {
+			return a, err
+		}
+	case "aiff":
+		w, err := parseAIFF(f, size)
 		if err != nil {
 			return a, err
 		}

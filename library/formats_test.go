@@ -63,6 +63,8 @@ func newKinds() []newKind {
 		{name: "wav-float", file: "j.wav", src: tone("stereo", 44100, 2.5), opts: []string{"-c:a", "pcm_f32le", "-rf64", "never"}, format: "wav", needs: "WAV"},
 		{name: "wav-5.1", file: "k.wav", src: tone("5.1", 44100, 2.5), opts: []string{"-c:a", "pcm_s16le"}, format: "wav", needs: "WAV"},
 		{name: "flac-behind-id3v2", file: "l.flac", src: tone("stereo", 44100, 2.5), format: "flac", after: prependID3},
+		{name: "aiff", file: "m.aiff", src: tone("stereo", 44100, 2.5), opts: []string{"-write_id3v2", "1"}, format: "aiff", needs: "AIFF"},
+		{name: "aiff-named-wav", file: "n.wav", src: tone("mono", 48000, 2.5), opts: []string{"-f", "aiff", "-c:a", "pcm_s24be", "-write_id3v2", "1"}, format: "aiff", needs: "AIFF"},
 	}
 }
 
@@ -170,8 +172,13 @@ func TestNewFormatsListedWhenTheyPlay(t *testing.T) {
 			re := filepath.Join(dir, "re-"+k.file)
 			args := []string{"-v", "error", "-y", "-i", p, "-c", "copy", "-map_metadata", "-1",
 				"-metadata", "title=A much longer title, so that every tag moves", "-metadata", "genre=Rock"}
-			if strings.HasSuffix(k.file, ".oga") || strings.HasSuffix(k.file, ".m4b") {
-				args = append(args, "-f", map[bool]string{true: "ogg", false: "ipod"}[strings.HasSuffix(k.file, ".oga")])
+			switch {
+			case strings.HasSuffix(k.file, ".oga"):
+				args = append(args, "-f", "ogg")
+			case strings.HasSuffix(k.file, ".m4b"):
+				args = append(args, "-f", "ipod")
+			case k.format == "aiff":
+				args = append(args, "-f", "aiff", "-write_id3v2", "1")
 			}
 			ffmpeg(t, append(args, re)...)
 			rt, err := AnalyzeFile(re, dir)

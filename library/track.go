@@ -12,7 +12,7 @@ type Track struct {
 	Path        string        `json:"path"`       // absolute path on this device
 	Size        int64         `json:"size"`
 	ModTime     time.Time     `json:"mod_time"`
-	Format      string        `json:"format"` // mp3, ogg, opus, flac, wav, m4a (what the extension promises)
+	Format      string        `json:"format"` // mp3, ogg, opus, flac, wav, m4a, aiff
 	Title       string        `json:"title"`
 	Artists     []string      `json:"artists"`
 	Album       string        `json:"album"`
