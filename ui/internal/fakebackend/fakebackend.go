@@ -41,7 +41,7 @@ func New(tracks []library.Track) *Backend {
 	b := &Backend{tracks: tracks, Fail: map[string]error{}}
 	b.st = app.Status{
 		DeviceID: "dev-desk", DeviceName: "Desk", Owner: "dev-desk", OwnerName: "Desk",
-		Rendering: true, Config: engine.DefaultConfig(), Volume: 70, Repeat: "off",
+		Rendering: true, Config: engine.DefaultConfig(), ReplayGain: library.DefaultGainMode, Volume: 70, Repeat: "off",
 		Devices:        []app.DeviceStatus{{DeviceID: "dev-desk", Name: "Desk", Online: true, Owner: true, Self: true, Selectable: true}},
 		LibraryVersion: 1,
 	}
