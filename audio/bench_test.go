@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/cputime"
 )
 
 // BenchmarkDecode decodes 30 s of stereo music-like audio per format to
@@ -54,7 +56,7 @@ func BenchmarkDecode(b *testing.B) {
 					d.Close()
 					_ = probe.Close()
 				}
-				cpu0, haveCPU := cpuTime()
+				cpu0, haveCPU := cputime.Process()
 				for b.Loop() {
 					f, err := os.Open(path)
 					if err != nil {
@@ -80,7 +82,7 @@ func BenchmarkDecode(b *testing.B) {
 					_ = f.Close()
 				}
 				spent := b.Elapsed()
-				if cpu1, ok := cpuTime(); ok && haveCPU {
+				if cpu1, ok := cputime.Process(); ok && haveCPU {
 					spent = cpu1 - cpu0
 				}
 				per := spent / time.Duration(b.N) / secs

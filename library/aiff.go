@@ -8,20 +8,11 @@ import (
 	"time"
 )
 
-// aiffInfo is what an AIFF or AIFF-C file's chunks say about it.
-type aiffInfo struct {
-	dataStart, dataEnd int64 // the sound data: the audio identity
-	duration           time.Duration
-	tags               tagInfo
-	hasTags            bool
-	id3Start, id3Len   int64 // an "ID3 " chunk
-}
-
 // parseAIFF walks the chunks of an AIFF or AIFF-C file (big-endian IFF):
 // COMM (frames and rate), SSND (the sound data), ID3 (an ID3v2 tag, as
 // iTunes and most taggers write) and the NAME, AUTH and ANNO text chunks.
-func parseAIFF(r io.ReaderAt, size int64) (aiffInfo, error) {
-	var a aiffInfo
+func parseAIFF(r io.ReaderAt, size int64) (wavInfo, error) {
+	var a wavInfo
 	var b [26]byte
 	if size < 12 {
 		return a, fmt.Errorf("%w: too short for AIFF", ErrNotAudio)

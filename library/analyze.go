@@ -135,26 +135,12 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	var tags tagInfo
 	var tagErr error
 	switch format {
-	case "wav":
-		w, err := parseWAV(f, size)
-		if err != nil {
-			return a, err
+	case "wav", "aiff":
+		parse := parseWAV
+		if format == "aiff" {
+			parse = parseAIFF
 		}
-		if err := playable(f, path); err != nil {
-			return a, err
-		}
-		switch {
-		case w.id3Len > 0:
-			tags, tagErr = readID3Chunk(f, w.id3Start, w.id3Len)
-		case w.hasTags:
-			tags = w.tags
-		}
-		t.Duration = w.duration
-		if err := hashRange(f, w.dataStart, w.dataEnd, h, buf); err != nil {
-			return a, err
-		}
-	case "aiff":
-		w, err := parseAIFF(f, size)
+		w, err := parse(f, size)
 		if err != nil {
 			return a, err
 		}
