@@ -96,10 +96,25 @@ func Decoders() string {
 }
 
 // Probe tells whether this build plays r: it opens a decoder as a Play
-// would, decodes the first moments and closes it. The errors are
-// NewDecoder's; a file that Probe accepts starts playing.
-func Probe(r io.ReadSeeker, name string) (Info, error) {
-	d, err := NewDecoder(r, name, probeRate)
+// would and decodes the first moments (FFmpeg: its first frame, converted
+// at the file's own rate, so no resampling filter is built for the
+// question). The errors are NewDecoder's; a file that Probe accepts starts
+// playing.
+func Probe(r io.ReadSeeker, name string) (info Info, err error) {
+	defer recoverAs(&err, "probe")
+	if haveFFmpeg {
+		format, err := Sniff(r, name)
+		if err != nil {
+			return Info{}, err
+		}
+		f, info, err := newFFmpeg(r, format, name, 0)
+		if err != nil {
+			return info, err
+		}
+		f.Close()
+		return info, nil
+	}
+	d, err := newDecoder(r, name, probeRate, false)
 	if err != nil {
 		return Info{}, err
 	}
@@ -111,8 +126,8 @@ func Probe(r io.ReadSeeker, name string) (Info, error) {
 	return d.info, nil
 }
 
-// probeRate is the output rate Probe decodes at: the usual one, so a
-// probe exercises the same conversion as most plays.
+// probeRate is the output rate the pure-Go decoders probe at: the usual
+// one, so a probe exercises the same conversion as most plays.
 const probeRate = 44100
 
 // Close frees the decoder's resources; it does not close the reader.

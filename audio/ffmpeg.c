@@ -439,6 +439,7 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 		code = fail(d, FD_ERR_CORRUPT, "no sample rate", 0);
 		goto bad;
 	}
+	if (d->out_rate <= 0) d->out_rate = d->src_rate; // a probe: no resampling filter to build
 	d->origin = d->frame->best_effort_timestamp;
 	if (d->origin == AV_NOPTS_VALUE) d->origin = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
 	if ((r = setup_swr(d, d->frame)) < 0) {

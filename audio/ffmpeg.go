@@ -126,7 +126,8 @@ type ffReader struct {
 	format Format
 }
 
-// newFFmpeg opens r, already sniffed as format, for 16-bit stereo at rate.
+// newFFmpeg opens r, already sniffed as format, for 16-bit stereo at rate;
+// rate 0 keeps the stream's own rate (a probe).
 func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader, Info, error) {
 	info := Info{Format: format, SampleRate: rate, Channels: 2, Frames: -1}
 	demux, ok := demuxers[format]
@@ -150,8 +151,11 @@ func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader
 	info.SourceBits = int(ci.bits)
 	info.Codec = C.GoString(&ci.codec[0])
 	info.Layout = C.GoString(&ci.layout[0])
+	if rate == 0 {
+		info.SampleRate = info.SourceRate
+	}
 	if ci.src_frames > 0 && ci.exact != 0 {
-		info.Frames = outFrames(int64(ci.src_frames), int64(ci.src_rate), int64(rate))
+		info.Frames = outFrames(int64(ci.src_frames), int64(ci.src_rate), int64(info.SampleRate))
 	}
 	switch info.Codec {
 	case "aac", "aac_fixed":

@@ -35,7 +35,8 @@ enum {
 
 // fd_open opens the stream read through handle (a cgo.Handle of the Go
 // reader) with the demuxer named format ("" probes), decodes its first
-// audio frame and prepares conversion to 16-bit stereo at out_rate. On
+// audio frame and prepares conversion to 16-bit stereo at out_rate (0: at
+// the stream's own rate, which builds no resampling filter). On
 // failure it returns a negative FD_ERR_* and writes a reason into err;
 // nothing stays allocated.
 int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd_info *info, char *err, int errlen);
