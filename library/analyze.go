@@ -100,7 +100,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	format := FormatOf(path)
 	if format == "" {
 		if name := otherAudio[strings.ToLower(filepath.Ext(path))]; name != "" {
-			return a, fmt.Errorf("%w: furudesk does not play %s files", ErrUnsupported, name)
+			return a, fmt.Errorf("%w: %s files are not supported", ErrUnsupported, name)
 		}
 		return a, fmt.Errorf("%w: extension of %q", ErrUnsupported, filepath.Base(path))
 	}

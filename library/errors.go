@@ -43,7 +43,7 @@ var (
 
 // Reason says in a few words why a file was not listed, for the scan
 // summary: "not audio", "damaged audio data", "DRM-protected", "Opus
-// needs FFmpeg's libraries", "furudesk does not play WMA files",
+// needs FFmpeg's libraries", "WMA files are not supported",
 // "permission denied". The caller names the file.
 func Reason(err error) string {
 	var nf *audio.NeedsFFmpegError

@@ -309,7 +309,7 @@ func TestScanNamesWhatItCannotPlay(t *testing.T) {
 	want := map[string]string{
 		"bought-in-2006.m4p": "DRM-protected",
 		"readme.mp3":         "not audio",
-		"old.wma":            "furudesk does not play WMA files",
+		"old.wma":            "WMA files are not supported",
 	}
 	listed := []string{"fine.mp3", "song.m4a", "song.opus"}
 	if !ffmpegBuild {
