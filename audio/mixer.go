@@ -169,6 +169,15 @@ func (m *mixer) observe(consumed int64) consumedState {
 	return st
 }
 
+// settling reports frames in flight that the monitor must follow closely:
+// a stop or pause being muted, or events waiting for the device to reach
+// their frame (a track starting or ending).
+func (m *mixer) settling() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.held || len(m.timed) > 0
+}
+
 // written returns the frames handed to the device so far.
 func (m *mixer) writtenFrames() int64 {
 	m.mu.Lock()

@@ -389,3 +389,35 @@ func TestMixerGain(t *testing.T) {
 		}
 	}
 }
+
+// TestMixerSettling: the monitor measures at the fast pace exactly while
+// frames in flight need it: a track's Started waiting for the device, a
+// stop being muted; at the steady pace while a track plays on.
+func TestMixerSettling(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	if m.settling() {
+		t.Fatal("settling with nothing loaded")
+	}
+	a, _ := toneSource("a", 440, 44100)
+	m.play(a, 0)
+	waitFor(t, "the track decoded ahead", func() bool { return decoded(m, m.cur) })
+	pull(m, 441)
+	if !m.settling() {
+		t.Fatal("not settling while the track's Started waits for the device")
+	}
+	m.observe(441)
+	pull(m, 441)
+	m.observe(882)
+	if m.settling() {
+		t.Fatal("settling while the track plays on")
+	}
+	m.stop()
+	if !m.settling() {
+		t.Fatal("not settling while a stop is muted")
+	}
+	pull(m, 441)
+	if !m.release(m.writtenFrames()) || m.settling() {
+		t.Fatal("still settling after the stop's frames were consumed")
+	}
+}
