@@ -533,8 +533,9 @@ int fd_seek(fd_dec *d, int64_t k) {
 		base = s0 / us * uo;
 	}
 	AVStream *st = d->fmt->streams[d->stream];
+	// Near the start too: before the music lie the encoder's priming
+	// frames, which the decoder needs as much as any pre-roll.
 	int64_t from = s0 - DECODER_PREROLL;
-	if (from < 0) from = 0;
 	int64_t ts = d->origin + av_rescale_q(from, (AVRational){1, d->src_rate}, st->time_base);
 	int r = av_seek_frame(d->fmt, d->stream, ts, AVSEEK_FLAG_BACKWARD);
 	if (r < 0) r = avformat_seek_file(d->fmt, d->stream, INT64_MIN, ts, ts, 0);

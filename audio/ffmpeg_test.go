@@ -382,3 +382,35 @@ func TestPureGoDecodersRefuseWhatNeedsFFmpeg(t *testing.T) {
 		})
 	}
 }
+
+// TestFFmpegSeekLandsOnTheFrame: after SeekFrame, every variant continues
+// with the samples a full decode has at that frame (the codecs' pre-roll
+// decoded and dropped, the resampler given history), so a seek is heard
+// where it was asked, and going back to 0 replays the start.
+func TestFFmpegSeekLandsOnTheFrame(t *testing.T) {
+	needFFmpegBuild(t)
+	dir := t.TempDir()
+	const out = 44100
+	for _, v := range variants() {
+		t.Run(v.name, func(t *testing.T) {
+			path := v.make(t, dir)
+			full := decodeStereo(t, openDecoder(t, path, out, true))
+			d := openDecoder(t, path, out, true)
+			for _, at := range []int{out, out / 3, 0, out * 3 / 2} {
+				if err := d.SeekFrame(int64(at)); err != nil {
+					t.Fatalf("SeekFrame(%d): %v", at, err)
+				}
+				buf := make([]byte, 4096*bytesPerFrame)
+				n, err := d.Read(buf)
+				if err != nil || n != len(buf) {
+					t.Fatalf("read after seek to %d: %d bytes, %v", at, n, err)
+				}
+				got := pcmFromS16(buf)
+				want := full.l[at : at+4096]
+				if c := correlation(got.l, want); c < 0.999 {
+					t.Errorf("seek to %d: correlation with the full decode there %.5f, want ≥ 0.999", at, c)
+				}
+			}
+		})
+	}
+}
