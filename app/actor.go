@@ -11,6 +11,7 @@ import (
 	"github.com/furudesk/furudesk/audio"
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/storage"
 )
 
@@ -35,6 +36,7 @@ type actor struct {
 	name    string
 	cfg     engine.Config // stored config (Passive adjusts the effective one)
 	passive bool
+	rg      replayGain // this device's ReplayGain mode (replaygain.go)
 
 	st   PlayerState   // the shared state as this device knows it
 	stAt time.Duration // when st.PositionMS was true
@@ -204,6 +206,7 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	if v, ok, err := a.store.Setting(settingPassive); err == nil && ok {
 		a.passive = v == "true"
 	}
+	a.loadReplayGain()
 	if opts.Passive && !a.passive {
 		if err := a.store.SetSetting(settingPassive, "true"); err != nil {
 			return nil, err
@@ -552,7 +555,7 @@ func (a *actor) playEntry(st PlayerState, e Entry) {
 		a.stopAudio()
 		return
 	}
-	a.cur = a.out.Play(audio.FileSource(e.ContentID, t.Path), time.Duration(st.PositionMS)*time.Millisecond)
+	a.cur = a.out.Play(a.source(st, st.Index, t), time.Duration(st.PositionMS)*time.Millisecond)
 	a.curCID, a.curIdx, a.paused = e.ContentID, st.Index, false
 	a.curStarted, a.curEnded = false, false
 	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, "" // Play dropped it
@@ -578,11 +581,11 @@ func (a *actor) syncPrepared(st PlayerState) {
 		return
 	}
 	i, ok := st.following()
-	var path string
+	var t library.Track
 	if ok {
-		t, err := a.store.TrackByContentID(st.Queue[i].ContentID)
+		var err error
+		t, err = a.store.TrackByContentID(st.Queue[i].ContentID)
 		ok = err == nil && a.nextFailed != nextKey(st.Queue[i].ContentID, i)
-		path = t.Path
 	}
 	if !ok {
 		if a.next.Seq != 0 {
@@ -595,8 +598,8 @@ func (a *actor) syncPrepared(st PlayerState) {
 	if a.next.Seq != 0 && a.nextCID == cid && a.nextIdx == i {
 		return
 	}
-	a.next = a.out.PrepareNext(audio.FileSource(cid, path))
-	a.nextCID, a.nextIdx, a.nextPath = cid, i, path
+	a.next = a.out.PrepareNext(a.source(st, i, t))
+	a.nextCID, a.nextIdx, a.nextPath = cid, i, t.Path
 }
 
 // skipMissing runs when this device is about to play the current entry.
