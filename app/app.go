@@ -233,7 +233,10 @@ func (a *App) Status() Status {
 }
 
 // Subscribe returns a latest-value channel of Status: a newer status
-// replaces one not read yet. cancel ends the subscription.
+// replaces one not read yet. A status is sent when it shows something new
+// (see publishStatus): not for the position moving on while the music
+// plays, which a front end extrapolates, nor for OwnerHeard alone; Status
+// has those. cancel ends the subscription.
 func (a *App) Subscribe() (<-chan Status, func()) {
 	ch := make(chan Status, 1)
 	a.mu.Lock()
@@ -254,8 +257,13 @@ func (a *App) Subscribe() (<-chan Status, func()) {
 	}
 }
 
-func (a *App) setStatus(s Status) {
+// setStatus makes s the status App.Status returns and, when notify, hands
+// it to the subscribers.
+func (a *App) setStatus(s Status, notify bool) {
 	a.status.Store(&s)
+	if !notify {
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ch := range a.subs {

@@ -338,6 +338,9 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 // first snapshot, so its confirmation says what the target does.
 const transferConfirmWait = 1500 * time.Millisecond
 
+// transferPoll is how often transfer looks for the target's confirmation.
+const transferPoll = 20 * time.Millisecond
+
 // transferAndConfirm moves playback to d and waits (at most wait) for d to
 // report as the owner: the confirmation says whether it plays, or that it
 // paused and why (no files for the queue).
@@ -350,13 +353,18 @@ func transferAndConfirm(a *app.App, d app.DeviceStatus, wait time.Duration) (ctl
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	// A snapshot that only confirms what is shown wakes no subscriber
+	// (app.Status.OwnerHeard): look at the newest status now and then too.
+	poll := time.NewTicker(transferPoll)
+	defer poll.Stop()
 	for {
-		var st app.Status
 		select {
-		case st = <-ch:
+		case <-ch:
+		case <-poll.C:
 		case <-t.C:
 			return ctlMessage("Handed over to " + d.Name + "; it has not confirmed yet"), nil
 		}
+		st := a.Status()
 		if st.Owner != d.DeviceID || (!d.Self && st.OwnerHeard == before) {
 			continue
 		}
