@@ -132,20 +132,20 @@ func nextRepeat(mode string) string {
 func (n *nowPlaying) update(st app.Status, first bool) {
 	t := st.Track
 	if t == nil {
-		n.title.SetText("Nothing playing")
-		n.sub.SetText("Pick something from your library")
+		setText(n.title, "Nothing playing")
+		setText(n.sub, "Pick something from your library")
 		n.setCover("")
 	} else {
 		title := t.Title
 		if title == "" {
 			title = "Untitled"
 		}
-		n.title.SetText(title)
+		setText(n.title, title)
 		sub := joinArtists(t.Artists)
 		if t.Album != "" {
 			sub += " — " + t.Album
 		}
-		n.sub.SetText(sub)
+		setText(n.sub, sub)
 		n.setCover(t.ContentID)
 	}
 	n.showLiked(st)
@@ -255,22 +255,19 @@ func (n *nowPlaying) setCover(id string) {
 func (n *nowPlaying) showPosition() {
 	st := n.u.st
 	if st.Track == nil {
-		n.seek.Max, n.seek.Value = 1, 0
-		n.seek.Refresh()
-		n.elapsed.SetText("0:00")
-		n.total.SetText("0:00")
+		setSlider(n.seek, 0, 1)
+		setText(n.elapsed, "0:00")
+		setText(n.total, "0:00")
 		return
 	}
 	total := time.Duration(st.Track.DurationMS) * time.Millisecond
-	n.total.SetText(formatDuration(total))
+	setText(n.total, formatDuration(total))
 	if n.dragging {
 		return
 	}
 	pos := n.u.position()
-	n.elapsed.SetText(formatDuration(pos))
-	n.seek.Max = max(total.Seconds(), 1)
-	n.seek.Value = pos.Seconds()
-	n.seek.Refresh()
+	setText(n.elapsed, formatDuration(pos))
+	setSlider(n.seek, pos.Seconds(), max(total.Seconds(), 1))
 }
 
 // setVolume sends the newest volume the user asked for; values superseded
@@ -368,7 +365,7 @@ func newBanner(u *UI) *banner {
 func (b *banner) update(st app.Status) {
 	remote := st.Owner != "" && st.Owner != st.DeviceID
 	if remote {
-		b.label.SetText(bannerText(st))
+		setText(b.label, bannerText(st))
 	}
 	if remote != b.view.Visible() {
 		b.view.Hidden = !remote
@@ -433,14 +430,16 @@ func (s *scanView) update(sc app.ScanStatus) {
 		s.view.Show()
 		s.details.Hide()
 		if sc.Found > 0 {
-			s.label.SetText("Scanning your music… " + itoa(sc.Done) + " of " + itoa(sc.Found))
+			setText(s.label, "Scanning your music… "+itoa(sc.Done)+" of "+itoa(sc.Found))
 			s.inf.Stop()
 			s.inf.Hide()
 			s.bar.Show()
-			s.bar.Max = float64(sc.Found)
-			s.bar.SetValue(float64(sc.Done))
+			if s.bar.Max != float64(sc.Found) || s.bar.Value != float64(sc.Done) {
+				s.bar.Max = float64(sc.Found)
+				s.bar.SetValue(float64(sc.Done))
+			}
 		} else {
-			s.label.SetText("Looking for music…")
+			setText(s.label, "Looking for music…")
 			s.bar.Hide()
 			s.inf.Show()
 			if !s.inf.Running() {
@@ -452,7 +451,7 @@ func (s *scanView) update(sc app.ScanStatus) {
 		s.inf.Stop()
 		s.inf.Hide()
 		s.bar.Hide()
-		s.label.SetText(scanFailedText(sc))
+		setText(s.label, scanFailedText(sc))
 		if len(sc.Failed) > 0 {
 			s.details.Show()
 		} else {

@@ -138,10 +138,10 @@ func (p *settingsPage) update(st, prev app.Status, first bool) {
 	switch {
 	case st.Scan.Running:
 		p.rescan.Disable()
-		p.scanLine.SetText(fmt.Sprintf("Scanning… %d of %d", st.Scan.Done, st.Scan.Found))
+		setText(p.scanLine, fmt.Sprintf("Scanning… %d of %d", st.Scan.Done, st.Scan.Found))
 	default:
 		p.rescan.Enable()
-		p.scanLine.SetText("")
+		setText(p.scanLine, "")
 	}
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -27,8 +28,10 @@ type Options struct {
 	// Now is the clock used to extrapolate the playing position between
 	// status updates; nil means time.Now.
 	Now func() time.Time
-	// Tick is how often the position is redrawn while playing (nothing is
-	// redrawn while paused); zero means 500 ms. It is kept within 250 ms..1 s.
+	// Tick is how often the position is redrawn while playing and the
+	// window shows (nothing is redrawn while paused or hidden); zero means
+	// once a second, when the elapsed time turns to the next second. It
+	// is kept within 250 ms..1 s.
 	Tick time.Duration
 	// Desktop is shown on the settings page in a "Desktop" card: switches
 	// the front end owns, such as closing to the system tray; nil shows none.
@@ -84,8 +87,13 @@ type UI struct {
 	spawn func(func())
 	// ticking starts the position redraw ticker (tests drive tick by hand).
 	ticking bool
-	// loop is the ticker goroutine's body (tickLoop; tests replace it).
-	loop func(stop <-chan struct{})
+	// loop is the ticker goroutine's body (tickLoop; tests replace it):
+	// the first tick after first, then one every Tick.
+	loop func(stop <-chan struct{}, first time.Duration)
+	// hidden is true while the window is hidden (closed to the tray):
+	// the position is not redrawn.
+	hidden bool
+	feed   *statusFeed
 
 	st     app.Status
 	stAt   time.Time
@@ -150,7 +158,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		opts.Title = "furudesk"
 	}
 	if opts.Tick == 0 {
-		opts.Tick = 500 * time.Millisecond
+		opts.Tick = time.Second
 	}
 	opts.Tick = min(max(opts.Tick, 250*time.Millisecond), time.Second)
 	u := &UI{fa: fa, b: b, opts: opts, now: opts.Now, spawn: spawn, done: make(chan struct{})}
@@ -158,6 +166,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		u.now = time.Now
 	}
 	u.loop = u.tickLoop
+	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
 	u.covers = newCoverCache(b, spawn, coverCacheMax)
 	u.win = fa.NewWindow(opts.Title)
 	if opts.Icon != nil {
@@ -206,7 +215,7 @@ func (u *UI) subscribe() {
 				if !ok {
 					return
 				}
-				fyne.Do(func() { u.apply(st) })
+				u.feed.put(st)
 			}
 		}
 	}()
@@ -348,8 +357,8 @@ func (u *UI) refreshHeader() {
 	case PageDevices:
 		sub = plural(len(u.st.Devices), "device", "devices")
 	}
-	u.pageTitle.SetText(title)
-	u.pageSub.SetText(sub)
+	setText(u.pageTitle, title)
+	setText(u.pageSub, sub)
 }
 
 // setQuery filters the track list while the user types.
@@ -362,9 +371,13 @@ func (u *UI) setQuery(q string) {
 	u.refreshHeader()
 }
 
-// apply renders a new status. Views compare with what they show and redraw
-// only what changed, so frequent statuses cost little.
+// apply renders a new status. A status equal to the one shown changes
+// nothing (not even the anchor of the extrapolated position); views
+// compare with what they show and redraw only what changed.
 func (u *UI) apply(st app.Status) {
+	if u.have && reflect.DeepEqual(st, u.st) {
+		return
+	}
 	prev, first := u.st, !u.have
 	u.st, u.stAt, u.have = st, u.now(), true
 
@@ -413,22 +426,27 @@ func (u *UI) position() time.Duration {
 	return max(pos, 0)
 }
 
-// updateTicker runs the position ticker only while playing, so an idle or
-// paused window does no work at all.
+// updateTicker runs the position ticker only while playing and shown, so
+// an idle, paused or hidden window does no work at all. It starts it
+// again after each status, in step with the new position: the elapsed
+// time turns on the tick.
 func (u *UI) updateTicker() {
-	want := u.ticking && u.st.Playing && u.st.Track != nil
-	switch {
-	case want && u.tickStop == nil:
-		u.tickStop = make(chan struct{})
-		go u.loop(u.tickStop)
-	case !want:
-		u.stopTicker()
+	u.stopTicker()
+	if !u.ticking || !u.st.Playing || u.st.Track == nil || u.hidden {
+		return
 	}
+	first := u.opts.Tick
+	if u.opts.Tick == time.Second {
+		first = time.Second - u.position()%time.Second + 5*time.Millisecond
+	}
+	u.tickStop = make(chan struct{})
+	go u.loop(u.tickStop, first)
 }
 
-// tickLoop redraws the position every Tick until stop is closed.
-func (u *UI) tickLoop(stop <-chan struct{}) {
-	t := time.NewTicker(u.opts.Tick)
+// tickLoop redraws the position after first, then every Tick, until stop
+// is closed.
+func (u *UI) tickLoop(stop <-chan struct{}, first time.Duration) {
+	t := time.NewTimer(first)
 	defer t.Stop()
 	for {
 		select {
@@ -436,8 +454,22 @@ func (u *UI) tickLoop(stop <-chan struct{}) {
 			return
 		case <-t.C:
 			fyne.Do(u.tick)
+			t.Reset(u.opts.Tick)
 		}
 	}
+}
+
+// SetHidden tells the window it was hidden (closed to the tray) or shown
+// again: hidden, it does not redraw the position.
+func (u *UI) SetHidden(hidden bool) {
+	if u.hidden == hidden {
+		return
+	}
+	u.hidden = hidden
+	if !hidden {
+		u.tick()
+	}
+	u.updateTicker()
 }
 
 func (u *UI) stopTicker() {

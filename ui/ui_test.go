@@ -54,7 +54,7 @@ func TestPositionTickerRunsOnlyWhilePlaying(t *testing.T) {
 	h := newHarness(t, 30)
 	var stopped int
 	h.u.ticking = true
-	h.u.loop = func(stop <-chan struct{}) {}
+	h.u.loop = func(<-chan struct{}, time.Duration) {}
 
 	h.apply(func(*app.Status) {}) // idle: nothing playing
 	if h.u.tickStop != nil {

@@ -43,6 +43,7 @@ func runGUI(a *app.App, opts options) error {
 	show := func() {
 		w.Show()
 		w.RequestFocus()
+		u.SetHidden(false)
 	}
 	raise := func(by string) func() {
 		return func() {
@@ -64,6 +65,9 @@ func runGUI(a *app.App, opts options) error {
 		// A click on the tray icon shows the window. This sets a close
 		// intercept of its own (hide), replaced by ours below.
 		desk.SetSystemTrayWindow(w)
+		// That click shows the window without telling us; it gets the
+		// focus then, and the position is redrawn again.
+		fa.Lifecycle().SetOnEnteredForeground(func() { u.SetHidden(false) })
 	}
 
 	w.SetCloseIntercept(func() {
@@ -71,6 +75,7 @@ func runGUI(a *app.App, opts options) error {
 		// the launch), or the hidden window could not come back.
 		if hasTray && ctt.on() && trayHost() {
 			w.Hide()
+			u.SetHidden(true)
 			log.Info("window closed to the tray; furudesk keeps running")
 			return
 		}
