@@ -118,8 +118,12 @@ func TestStatusUpdatesCoalesced(t *testing.T) {
 func TestHiddenWindowDoesNotTick(t *testing.T) {
 	h := newHarness(t, 30)
 	h.u.ticking = true
-	var firsts []time.Duration
-	h.u.loop = func(_ <-chan struct{}, first time.Duration) { firsts = append(firsts, first) }
+	type start struct {
+		stop  <-chan struct{}
+		first time.Duration
+	}
+	starts := make(chan start, 16) // the loop runs on its own goroutine
+	h.u.loop = func(stop <-chan struct{}, first time.Duration) { starts <- start{stop, first} }
 	h.playing()
 	if h.u.tickStop == nil {
 		t.Fatal("no ticker while playing")
@@ -137,7 +141,15 @@ func TestHiddenWindowDoesNotTick(t *testing.T) {
 	if h.u.tickStop == nil || h.u.np.elapsed.Text != "0:15" {
 		t.Fatalf("shown again: ticker %v, elapsed %s; want ticking from 0:15", h.u.tickStop != nil, h.u.np.elapsed.Text)
 	}
-	if last := firsts[len(firsts)-1]; last <= 0 || last > time.Second+10*time.Millisecond {
-		t.Fatalf("first tick in %v, want when the elapsed time turns (within 1 s)", last)
+	var last start
+	for last.stop != h.u.tickStop {
+		select {
+		case last = <-starts:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the ticker shown again did not start")
+		}
+	}
+	if last.first <= 0 || last.first > time.Second+10*time.Millisecond {
+		t.Fatalf("first tick in %v, want when the elapsed time turns (within 1 s)", last.first)
 	}
 }
