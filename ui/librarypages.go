@@ -21,13 +21,13 @@ func (u *UI) emptyLibrary() fyne.CanvasObject {
 	icon := widget.NewIcon(theme.MediaMusicIcon())
 	title := widget.NewLabelWithStyle("Your library is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	text := widget.NewLabelWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
+	text := newSubtleWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
 	add := widget.NewButtonWithIcon("Add a music folder", theme.FolderOpenIcon(), u.pickFolder)
 	add.Importance = widget.HighImportance
 	demo := widget.NewButtonWithIcon("Try demo tracks", theme.MediaPlayIcon(), u.tryDemo)
 	return container.NewCenter(container.NewVBox(
 		container.NewCenter(container.New(fixedSize{fyne.NewSize(72, 72)}, icon)),
-		title, secondary(text), container.NewCenter(container.NewHBox(add, demo))))
+		title, text, container.NewCenter(container.NewHBox(add, demo))))
 }
 
 // pickFolder asks for a music folder and adds it to the library.
@@ -66,16 +66,16 @@ type tracksPage struct {
 	u       *UI
 	list    *trackList
 	empty   fyne.CanvasObject
-	noMatch *widget.Label
+	noMatch *subtle
 	loading fyne.CanvasObject
 	view    *fyne.Container
 }
 
 func newTracksPage(u *UI) *tracksPage {
 	p := &tracksPage{u: u, list: newTrackList(u), empty: u.emptyLibrary()}
-	p.noMatch = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	p.noMatch = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
-	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(secondary(p.noMatch)), p.loading)
+	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(p.noMatch), p.loading)
 	p.refresh()
 	return p
 }
@@ -126,16 +126,16 @@ func newArtistsPage(u *UI) *artistsPage {
 		func() fyne.CanvasObject {
 			name := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 			name.Truncation = fyne.TextTruncateEllipsis
-			info := widget.NewLabel("")
+			info := newSubtle("")
 			info.SizeName = theme.SizeNameCaptionText
 			return container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(iconArtists)), nil,
-				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, secondary(info)))
+				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, info))
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			a := p.artists[id]
 			box := o.(*fyne.Container).Objects[0].(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(a.name)
-			box.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
+			box.Objects[1].(*subtle).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
 		})
 	p.list.HideSeparators = true
 	p.list.OnSelected = func(id widget.ListItemID) {
@@ -177,7 +177,8 @@ type albumsPage struct {
 
 	detail                 fyne.CanvasObject
 	dCover                 *canvas.Image
-	dTitle, dArtist, dInfo *widget.Label
+	dTitle, dArtist        *widget.Label
+	dInfo                  *subtle
 	view                   *fyne.Container
 }
 
@@ -200,7 +201,7 @@ func newAlbumsPage(u *UI) *albumsPage {
 	p.dTitle.SizeName = theme.SizeNameHeadingText
 	p.dTitle.Truncation = fyne.TextTruncateEllipsis
 	p.dArtist = widget.NewLabel("")
-	p.dInfo = widget.NewLabel("")
+	p.dInfo = newSubtle("")
 	play := widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() {
 		if p.open != nil {
 			u.playTracks(p.open.tracks, 0)
@@ -214,7 +215,7 @@ func newAlbumsPage(u *UI) *albumsPage {
 	})
 	back := widget.NewButtonWithIcon("All albums", theme.NavigateBackIcon(), p.closeAlbum)
 	back.Importance = widget.LowImportance
-	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, secondary(p.dInfo), container.NewHBox(play, queue), layout.NewSpacer())
+	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, p.dInfo, container.NewHBox(play, queue), layout.NewSpacer())
 	head := container.NewBorder(container.NewHBox(back), nil, coverBox, nil, info)
 	p.detail = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, p.tracks.view)
 	p.detail.Hide()
@@ -279,7 +280,8 @@ type albumCard struct {
 	id            int
 	album         *albumEntry
 	cover         *canvas.Image
-	title, artist *widget.Label
+	title         *widget.Label
+	artist        *subtle
 }
 
 func newAlbumCard(p *albumsPage) *albumCard {
@@ -290,7 +292,7 @@ func newAlbumCard(p *albumsPage) *albumCard {
 	c.cover.CornerRadius = 6
 	c.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.title.Truncation = fyne.TextTruncateEllipsis
-	c.artist = widget.NewLabel("")
+	c.artist = newSubtle("")
 	c.artist.Truncation = fyne.TextTruncateEllipsis
 	c.ExtendBaseWidget(c)
 	return c
@@ -301,7 +303,7 @@ func (c *albumCard) CreateRenderer() fyne.WidgetRenderer {
 	ph.CornerRadius = 6
 	icon := container.NewCenter(container.New(fixedSize{fyne.NewSize(56, 56)}, widget.NewIcon(theme.NewDisabledResource(iconAlbum))))
 	art := container.New(fixedSize{fyne.NewSize(albumCardSize, albumCardSize)}, ph, icon, c.cover)
-	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, secondary(c.artist)))
+	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, c.artist))
 }
 
 func (c *albumCard) bind(id int) {

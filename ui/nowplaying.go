@@ -27,12 +27,13 @@ type nowPlaying struct {
 
 	cover      *canvas.Image
 	coverID    string
-	title, sub *widget.Label
+	title *widget.Label
+	sub   *subtle
 	heart      *widget.Button // likes or unlikes the current track
 
 	shuffle, prev, play, next, repeat *widget.Button
 	seek                              *widget.Slider
-	elapsed, total                    *widget.Label
+	elapsed, total                    *subtle
 	dragging                          bool
 
 	device  *widget.Button
@@ -55,13 +56,13 @@ func newNowPlaying(u *UI) *nowPlaying {
 
 	n.title = widget.NewLabelWithStyle("Nothing playing", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	n.title.Truncation = fyne.TextTruncateEllipsis
-	n.sub = widget.NewLabel("Pick something from your library")
+	n.sub = newSubtle("Pick something from your library")
 	n.sub.Truncation = fyne.TextTruncateEllipsis
 	n.heart = widget.NewButtonWithIcon("", iconHeartOutline, u.toggleLikeCurrent)
 	n.heart.Importance = widget.LowImportance
 	n.heart.Hide()
 	left := container.NewBorder(nil, nil, coverBox, container.NewCenter(n.heart),
-		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, secondary(n.sub)), layout.NewSpacer()))
+		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, n.sub), layout.NewSpacer()))
 
 	n.shuffle = widget.NewButtonWithIcon("", iconShuffle, func() {
 		on := !u.st.Shuffle
@@ -92,11 +93,11 @@ func newNowPlaying(u *UI) *nowPlaying {
 		u.seekTo(time.Duration(v * float64(time.Second)))
 		u.win.Canvas().Unfocus() // keep space and arrows for the player
 	}
-	n.elapsed = widget.NewLabel("0:00")
-	n.total = widget.NewLabel("0:00")
-	timeBox := func(l *widget.Label, a fyne.TextAlign) fyne.CanvasObject {
+	n.elapsed = newSubtle("0:00")
+	n.total = newSubtle("0:00")
+	timeBox := func(l *subtle, a fyne.TextAlign) fyne.CanvasObject {
 		l.Alignment = a
-		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, secondary(l))
+		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, l)
 	}
 	seekRow := container.NewBorder(nil, nil, timeBox(n.elapsed, fyne.TextAlignTrailing), timeBox(n.total, fyne.TextAlignLeading), n.seek)
 	center := container.NewVBox(transport, seekRow)
@@ -133,7 +134,7 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 	t := st.Track
 	if t == nil {
 		setText(n.title, "Nothing playing")
-		setText(n.sub, "Pick something from your library")
+		setText(&n.sub.Label, "Pick something from your library")
 		n.setCover("")
 	} else {
 		title := t.Title
@@ -145,7 +146,7 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 		if t.Album != "" {
 			sub += " — " + t.Album
 		}
-		setText(n.sub, sub)
+		setText(&n.sub.Label, sub)
 		n.setCover(t.ContentID)
 	}
 	n.showLiked(st)
@@ -256,17 +257,17 @@ func (n *nowPlaying) showPosition() {
 	st := n.u.st
 	if st.Track == nil {
 		setSlider(n.seek, 0, 1)
-		setText(n.elapsed, "0:00")
-		setText(n.total, "0:00")
+		setText(&n.elapsed.Label, "0:00")
+		setText(&n.total.Label, "0:00")
 		return
 	}
 	total := time.Duration(st.Track.DurationMS) * time.Millisecond
-	setText(n.total, formatDuration(total))
+	setText(&n.total.Label, formatDuration(total))
 	if n.dragging {
 		return
 	}
 	pos := n.u.position()
-	setText(n.elapsed, formatDuration(pos))
+	setText(&n.elapsed.Label, formatDuration(pos))
 	setSlider(n.seek, pos.Seconds(), max(total.Seconds(), 1))
 }
 
@@ -498,14 +499,13 @@ func (s *scanView) showDetails() {
 		name.Wrapping = fyne.TextWrapBreak
 		reason := widget.NewLabel(userSentence(shorten(f.Reason, maxScanDetail)))
 		reason.Wrapping = fyne.TextWrapWord
-		where := widget.NewLabel(shorten(f.Path, maxScanDetail))
+		where := newSubtle(shorten(f.Path, maxScanDetail))
 		where.Wrapping = fyne.TextWrapBreak
 		where.SizeName = theme.SizeNameCaptionText
-		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, secondary(where)))
+		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, where))
 	}
 	if more := max(sc.Errors, len(sc.Failed)) - len(sc.Failed); more > 0 {
-		l := widget.NewLabel("…and " + plural(more, "more file", "more files") + ".")
-		box.Add(secondary(l))
+		box.Add(newSubtle("…and " + plural(more, "more file", "more files") + "."))
 	}
 	d := dialog.NewCustom("Files that could not be read", "Close", container.NewVScroll(box), s.u.win)
 	d.Resize(fyne.NewSize(520, 420))

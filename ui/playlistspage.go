@@ -30,9 +30,10 @@ type playlistsPage struct {
 	want    string            // the list to open once listed (one just made)
 
 	entries           *entryList
-	title, info       *widget.Label
+	title             *widget.Label
+	info              *subtle
 	play, queue, more *widget.Button
-	hint              *widget.Label // an empty list, or none chosen
+	hint              *subtle // an empty list, or none chosen
 	detail            *fyne.Container
 	view              fyne.CanvasObject
 	current           string // content id of the playing track
@@ -58,18 +59,18 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 	p.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	p.title.SizeName = theme.SizeNameHeadingText
 	p.title.Truncation = fyne.TextTruncateEllipsis
-	p.info = widget.NewLabel("")
+	p.info = newSubtle("")
 	p.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() { p.playOpen(0, false) })
 	p.play.Importance = widget.HighImportance
 	p.queue = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { p.playOpen(0, true) })
 	p.more = widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), p.showMore)
 	p.more.Importance = widget.LowImportance
-	head := container.NewVBox(p.title, secondary(p.info), container.NewHBox(p.play, p.queue, p.more))
+	head := container.NewVBox(p.title, p.info, container.NewHBox(p.play, p.queue, p.more))
 	p.entries = newEntryList(p)
-	p.hint = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	p.hint = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.hint.Wrapping = fyne.TextWrapWord
 	p.detail = container.NewBorder(container.NewVBox(container.NewPadded(head), widget.NewSeparator()), nil, nil, nil,
-		container.NewStack(p.entries.view, container.NewCenter(secondary(p.hint))))
+		container.NewStack(p.entries.view, container.NewCenter(p.hint)))
 	split := container.NewHSplit(left, p.detail)
 	split.Offset = 0.3
 	p.view = split
@@ -430,14 +431,14 @@ type listNavRow struct {
 	id    int
 	icon  *widget.Icon
 	name  *widget.Label
-	count *widget.Label
+	count *subtle
 }
 
 func newListNavRow(p *playlistsPage) *listNavRow {
 	r := &listNavRow{p: p, id: -1, icon: widget.NewIcon(iconPlaylist)}
 	r.name = widget.NewLabel("")
 	r.name.Truncation = fyne.TextTruncateEllipsis
-	r.count = widget.NewLabel("")
+	r.count = newSubtle("")
 	r.count.SizeName = theme.SizeNameCaptionText
 	r.ExtendBaseWidget(r)
 	return r
@@ -445,7 +446,7 @@ func newListNavRow(p *playlistsPage) *listNavRow {
 
 func (r *listNavRow) CreateRenderer() fyne.WidgetRenderer {
 	r.count.Alignment = fyne.TextAlignTrailing
-	count := container.New(fixedSize{fyne.NewSize(34, 0)}, secondary(r.count))
+	count := container.New(fixedSize{fyne.NewSize(34, 0)}, r.count)
 	return widget.NewSimpleRenderer(container.NewBorder(nil, nil, container.NewPadded(r.icon), count, r.name))
 }
 
@@ -514,7 +515,7 @@ type entryList struct {
 	dragFrom int // the row being dragged, -1: none
 	dropAt   int // where it would land
 	plays    bool
-	fourth   *widget.Label // the fourth column's header: ALBUM or PLAYED
+	fourth   *subtle // the fourth column's header: ALBUM or PLAYED
 }
 
 func newEntryList(p *playlistsPage) *entryList {
@@ -525,7 +526,7 @@ func newEntryList(p *playlistsPage) *entryList {
 		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*entryRow).bind(id) })
 	l.list.HideSeparators = true
 	head := columnHeader(l.layout)
-	l.fourth = head.(*fyne.Container).Objects[3].(*container.ThemeOverride).Content.(*widget.Label)
+	l.fourth = head.(*fyne.Container).Objects[3].(*subtle)
 	l.view = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, l.list)
 	return l
 }

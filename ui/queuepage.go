@@ -22,7 +22,7 @@ type queuePage struct {
 	view   *fyne.Container
 	clear  *widget.Button
 	save   *widget.Button
-	more   *widget.Label
+	more   *subtle
 }
 
 func newQueuePage(u *UI) *queuePage {
@@ -47,17 +47,17 @@ func newQueuePage(u *UI) *queuePage {
 		u.newPlaylistDialog(func(pl app.PlaylistSummary) { u.addTo(pl, ids) })
 	})
 	p.save.Importance = widget.LowImportance
-	p.more = widget.NewLabel("")
-	title := widget.NewLabel("Double-click a track to play it; right-click to remove it.")
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(p.save, p.clear), secondary(title))
+	p.more = newSubtle("")
+	title := newSubtle("Double-click a track to play it; right-click to remove it.")
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(p.save, p.clear), title)
 
 	icon := widget.NewIcon(iconQueue)
 	msg := widget.NewLabelWithStyle("The queue is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := widget.NewLabelWithStyle("Right-click a track and choose “Add to queue”,\nor double-click one to play it.", fyne.TextAlignCenter, fyne.TextStyle{})
+	hint := newSubtleWithStyle("Right-click a track and choose “Add to queue”,\nor double-click one to play it.", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.empty = container.NewCenter(container.NewVBox(
-		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, secondary(hint)))
+		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, hint))
 
-	p.view = container.NewStack(container.NewBorder(top, secondary(p.more), nil, nil, p.list), p.empty)
+	p.view = container.NewStack(container.NewBorder(top, p.more, nil, nil, p.list), p.empty)
 	p.render()
 	return p
 }

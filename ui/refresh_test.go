@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 
 	"github.com/furudesk/furudesk/app"
 )
@@ -151,5 +152,19 @@ func TestHiddenWindowDoesNotTick(t *testing.T) {
 	}
 	if last.first <= 0 || last.first > time.Second+10*time.Millisecond {
 		t.Fatalf("first tick in %v, want when the elapsed time turns (within 1 s)", last.first)
+	}
+}
+
+// No page uses a container.ThemeOverride: Fyne gives each override (and
+// each refresh of one) a theme scope of its own and loads its fonts again
+// for it, about 10 MB a time, never freed.
+func TestNoThemeOverrides(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	for _, p := range pageOrder {
+		h.u.showPage(p)
+		if n := len(find(h.u.win.Content(), func(*container.ThemeOverride) bool { return true })); n > 0 {
+			t.Errorf("page %s: %d theme overrides", p, n)
+		}
 	}
 }

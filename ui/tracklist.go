@@ -56,9 +56,9 @@ func newTrackList(u *UI) *trackList {
 // columnHeader is the header row of a track list.
 func columnHeader(l *columnsLayout) fyne.CanvasObject {
 	hdr := func(s string, align fyne.TextAlign) fyne.CanvasObject {
-		t := widget.NewLabelWithStyle(s, align, fyne.TextStyle{Bold: true})
+		t := newSubtleWithStyle(s, align, fyne.TextStyle{Bold: true})
 		t.SizeName = theme.SizeNameCaptionText
-		return secondary(t)
+		return t
 	}
 	return container.New(l,
 		hdr("#", fyne.TextAlignTrailing), hdr("TITLE", fyne.TextAlignLeading), hdr("ARTIST", fyne.TextAlignLeading),

@@ -109,7 +109,7 @@ type UI struct {
 	page      string
 	nav       *widget.List
 	pageTitle *widget.Label
-	pageSub   *widget.Label
+	pageSub   *subtle
 	search    *widget.Entry
 	searchBox *fyne.Container // the search field's place, shown on library pages only
 	body      *fyne.Container
@@ -168,6 +168,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 	u.loop = u.tickLoop
 	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
 	u.covers = newCoverCache(b, spawn, coverCacheMax)
+	useAppTheme(fa)
 	u.win = fa.NewWindow(opts.Title)
 	if opts.Icon != nil {
 		u.win.SetIcon(opts.Icon)
@@ -264,13 +265,13 @@ func (u *UI) build() {
 	u.search.OnChanged = u.setQuery
 	u.pageTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.pageTitle.SizeName = theme.SizeNameSubHeadingText
-	u.pageSub = widget.NewLabel("")
+	u.pageSub = newSubtle("")
 	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
 	// the header keeps the search field's height where it is hidden, so
 	// the pages do not jump
 	header := container.NewBorder(nil, nil, nil, u.searchBox,
 		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
-			container.NewHBox(u.pageTitle, secondary(u.pageSub))))
+			container.NewHBox(u.pageTitle, u.pageSub)))
 
 	u.body = container.NewStack()
 	u.top = container.NewVBox(u.banner.view, u.notices.view, container.NewPadded(header))
@@ -358,7 +359,7 @@ func (u *UI) refreshHeader() {
 		sub = plural(len(u.st.Devices), "device", "devices")
 	}
 	setText(u.pageTitle, title)
-	setText(u.pageSub, sub)
+	setText(&u.pageSub.Label, sub)
 }
 
 // setQuery filters the track list while the user types.

@@ -402,7 +402,7 @@ func TestScanFailuresAreNamed(t *testing.T) {
 		t.Fatal("Details opened nothing")
 	}
 	for _, want := range []string{"a.mp3", "Not an audio file.", "/music/a.mp3", "b.flac", "Permission denied.", "Unsupported format.", "…and 1 more file."} {
-		if len(find(top, func(l *widgetLabel) bool { return l.Text == want })) == 0 {
+		if len(labelsWith(top, func(s string) bool { return s == want })) == 0 {
 			t.Errorf("details dialog lacks %q", want)
 		}
 	}
@@ -515,7 +515,7 @@ func TestInviteShowsCodeCopyAndExpiry(t *testing.T) {
 	if len(find(top, func(l *widgetLabel) bool { return l.Text == inv.Code })) != 1 {
 		t.Fatal("the invite code is not shown")
 	}
-	if len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "(in 9 minutes)") })) != 1 {
+	if len(labelsWith(top, func(s string) bool { return strings.Contains(s, "(in 9 minutes)") })) != 1 {
 		t.Fatal("the expiry is not shown")
 	}
 	test.Tap(button(t, top, "Copy code"))
