@@ -175,11 +175,11 @@ type albumsPage struct {
 	open   *albumEntry
 	tracks *trackList
 
-	detail                 fyne.CanvasObject
-	dCover                 *canvas.Image
-	dTitle, dArtist        *widget.Label
-	dInfo                  *subtle
-	view                   *fyne.Container
+	detail          fyne.CanvasObject
+	dCover          *canvas.Image
+	dTitle, dArtist *widget.Label
+	dInfo           *subtle
+	view            *fyne.Container
 }
 
 const albumCardSize = 164
@@ -276,12 +276,12 @@ func (p *albumsPage) closeAlbum() {
 // albumCard is one album of the grid: cover, title, artist.
 type albumCard struct {
 	widget.BaseWidget
-	p             *albumsPage
-	id            int
-	album         *albumEntry
-	cover         *canvas.Image
-	title         *widget.Label
-	artist        *subtle
+	p      *albumsPage
+	id     int
+	album  *albumEntry
+	cover  *canvas.Image
+	title  *widget.Label
+	artist *subtle
 }
 
 func newAlbumCard(p *albumsPage) *albumCard {

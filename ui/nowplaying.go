@@ -25,11 +25,11 @@ type nowPlaying struct {
 	u    *UI
 	view fyne.CanvasObject
 
-	cover      *canvas.Image
-	coverID    string
-	title *widget.Label
-	sub   *subtle
-	heart      *widget.Button // likes or unlikes the current track
+	cover   *canvas.Image
+	coverID string
+	title   *widget.Label
+	sub     *subtle
+	heart   *widget.Button // likes or unlikes the current track
 
 	shuffle, prev, play, next, repeat *widget.Button
 	seek                              *widget.Slider
