@@ -330,6 +330,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return ctlTracksOf(a.Search(strings.Join(req.Args, " "), 100))
 	case "raise":
 		return raiseWindow() // instance.go
+	case "stats":
+		return runtimeStats(), nil // ctlstats.go
 	}
 	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
 }
@@ -487,6 +489,7 @@ Commands:
   playlist import FILE | export ID FILE   M3U/M3U8 files
   like TRACK | unlike TRACK | history
   raise                       show the window (a second launch does this)
+  stats                       goroutines and memory of the running furudesk, as JSON
 `
 
 // runCtl is the client: it sends one command to the instance of the data
