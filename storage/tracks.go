@@ -131,10 +131,20 @@ func (s *Store) PutTracks(tracks []library.Track) error {
 		return nil
 	}
 	return s.write(func(tx *sql.Tx) error {
+		// What the batch replaces: the search index is rewritten for new
+		// tracks and for those whose search text changed.
+		paths := make([]string, len(tracks))
+		for i, t := range tracks {
+			paths[i] = t.Path
+		}
+		old, err := searchTextsOf(tx, paths)
+		if err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
 		up, err := tx.Prepare(`INSERT INTO tracks (path, content_id, size, mtime_ns, format, title, artists, artists_text,
 	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover, search_text,
-	rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak, added_at_ms)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (path) DO UPDATE SET content_id = excluded.content_id, size = excluded.size, mtime_ns = excluded.mtime_ns,
 	format = excluded.format, title = excluded.title, artists = excluded.artists, artists_text = excluded.artists_text,
 	album = excluded.album, album_artist = excluded.album_artist, sort_artist = excluded.sort_artist,
@@ -162,6 +172,10 @@ RETURNING id`)
 			return fmt.Errorf("storage: put tracks: %w", err)
 		}
 		defer unreject.Close()
+		// added_at_ms is set here rather than by the tracks_added_at
+		// trigger (which runs only for a zero), saving an update per track.
+		now := time.Now().UnixMilli()
+		var stale, index []int64
 		for _, t := range tracks {
 			artists := t.Artists
 			if artists == nil {
@@ -172,11 +186,20 @@ RETURNING id`)
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 			var id int64
+			text := library.SearchText(t)
 			tg, tp, ag, ap := gainColumns(t.Gain)
 			if err := up.QueryRow(t.Path, t.ContentID, t.Size, t.ModTime.UnixNano(), t.Format, t.Title, string(aj),
 				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, sortArtist(t), t.TrackNo, t.DiscNo, t.Year,
-				t.Genre, int64(t.Duration), t.Cover, library.SearchText(t), tg, tp, ag, ap).Scan(&id); err != nil {
+				t.Genre, int64(t.Duration), t.Cover, text, tg, tp, ag, ap, now).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
+			}
+			switch o, known := old[t.Path]; {
+			case !known:
+				index = append(index, id)
+			case o.text != text:
+				stale = append(stale, id)
+				index = append(index, id)
+				old[t.Path] = indexed{id: id, text: text}
 			}
 			if _, err := delArtists.Exec(id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
@@ -190,8 +213,79 @@ RETURNING id`)
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 		}
+		if err := unindex(tx, stale); err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
+		if err := reindex(tx, index); err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
 		return nil
 	})
+}
+
+// indexed is a track's row id and the search text the index has for it.
+type indexed struct {
+	id   int64
+	text string
+}
+
+// searchTextsOf returns the tracks at paths that exist, by path.
+func searchTextsOf(tx *sql.Tx, paths []string) (map[string]indexed, error) {
+	pj, err := json.Marshal(paths)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(`SELECT path, id, search_text FROM tracks WHERE path IN (SELECT value FROM json_each(?))`, string(pj))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]indexed)
+	for rows.Next() {
+		var p string
+		var x indexed
+		if err := rows.Scan(&p, &x.id, &x.text); err != nil {
+			return nil, err
+		}
+		out[p] = x
+	}
+	return out, rows.Err()
+}
+
+// reindex adds the tracks ids to the search index, in one statement: FTS5
+// flushes its pending terms at every statement that writes it, so a row at
+// a time would make one index segment per track.
+func reindex(tx *sql.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ij, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO tracks_fts (rowid, search_text)
+SELECT id, search_text FROM tracks WHERE id IN (SELECT value FROM json_each(?))`, string(ij))
+	return err
+}
+
+// unindex removes the tracks ids from the search index, in one statement.
+func unindex(tx *sql.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ij, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`DELETE FROM tracks_fts WHERE rowid IN (SELECT value FROM json_each(?))`, string(ij))
+	return err
+}
+
+// unindexWhere removes from the search index the tracks that where (a
+// condition on tracks, with args) selects, before they are deleted.
+func unindexWhere(tx *sql.Tx, where string, args ...any) error {
+	_, err := tx.Exec(`DELETE FROM tracks_fts WHERE rowid IN (SELECT id FROM tracks WHERE `+where+`)`, args...)
+	return err
 }
 
 // DeleteTracks forgets the files at paths (tracks and rejected files) in
@@ -204,6 +298,13 @@ func (s *Store) DeleteTracks(paths []string) error {
 		return nil
 	}
 	return s.write(func(tx *sql.Tx) error {
+		pj, err := json.Marshal(paths)
+		if err != nil {
+			return fmt.Errorf("storage: delete tracks: %w", err)
+		}
+		if err := unindexWhere(tx, `path IN (SELECT value FROM json_each(?))`, string(pj)); err != nil {
+			return fmt.Errorf("storage: delete tracks: %w", err)
+		}
 		for _, q := range []string{`DELETE FROM tracks WHERE path = ?`, `DELETE FROM rejected_files WHERE path = ?`} {
 			st, err := tx.Prepare(q)
 			if err != nil {
@@ -234,6 +335,9 @@ func (s *Store) DeleteTracksUnder(folder string) (int64, error) {
 	err := s.write(func(tx *sql.Tx) error {
 		// substr comparison, not LIKE: paths may hold % and _.
 		const under = `path = ? OR ((substr(path, 1, length(?) + 1) = ? || '/') OR (substr(path, 1, length(?) + 1) = ? || '\'))`
+		if err := unindexWhere(tx, under, prefix, prefix, prefix, prefix, prefix); err != nil {
+			return fmt.Errorf("storage: delete tracks under %s: %w", folder, err)
+		}
 		res, err := tx.Exec(`DELETE FROM tracks WHERE `+under, prefix, prefix, prefix, prefix, prefix)
 		if err != nil {
 			return fmt.Errorf("storage: delete tracks under %s: %w", folder, err)
@@ -266,6 +370,9 @@ func (s *Store) MoveTrack(oldPath, newPath string) error {
 			return fmt.Errorf("%w: track %s", ErrNotFound, oldPath)
 		}
 		if err != nil {
+			return fmt.Errorf("storage: move track: %w", err)
+		}
+		if err := unindexWhere(tx, `path = ?`, newPath); err != nil {
 			return fmt.Errorf("storage: move track: %w", err)
 		}
 		if _, err := tx.Exec(`DELETE FROM tracks WHERE path = ?`, newPath); err != nil {
@@ -475,6 +582,9 @@ func (s *Store) PutRejectedFiles(files []RejectedFile) error {
 	}
 	return s.write(func(tx *sql.Tx) error {
 		for _, f := range files {
+			if err := unindexWhere(tx, `path = ?`, f.Path); err != nil {
+				return fmt.Errorf("storage: reject %s: %w", f.Path, err)
+			}
 			if _, err := tx.Exec(`DELETE FROM tracks WHERE path = ?`, f.Path); err != nil {
 				return fmt.Errorf("storage: reject %s: %w", f.Path, err)
 			}
