@@ -563,6 +563,34 @@ func (s *Store) FileStamps() (map[string]FileStamp, error) {
 	return out, nil
 }
 
+// FileStates is what a rescan compares against the disk, by path: for
+// tracks their size, modification time, content id and cover reference;
+// for rejected files their size and modification time. It reads only
+// those columns, not the whole catalog.
+func (s *Store) FileStates() (map[string]library.FileState, error) {
+	rows, err := s.db.Query(`SELECT path, size, mtime_ns, content_id, cover FROM tracks
+UNION ALL SELECT path, size, mtime_ns, '', '' FROM rejected_files WHERE path NOT IN (SELECT path FROM tracks)`)
+	if err != nil {
+		return nil, fmt.Errorf("storage: read file states: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]library.FileState)
+	for rows.Next() {
+		var p string
+		var st library.FileState
+		var mtime int64
+		if err := rows.Scan(&p, &st.Size, &mtime, &st.ContentID, &st.Cover); err != nil {
+			return nil, fmt.Errorf("storage: read file states: %w", err)
+		}
+		st.ModTime = time.Unix(0, mtime)
+		out[p] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: read file states: %w", err)
+	}
+	return out, nil
+}
+
 // PutRejectedFiles remembers files the scanner could not use, replacing any
 // track at the same paths, in one transaction.
 func (s *Store) PutRejectedFiles(files []RejectedFile) error {
