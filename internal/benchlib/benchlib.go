@@ -34,7 +34,7 @@ import (
 // 2,000 artists on 8,000 albums): 12.5 tracks per album, 4 albums per
 // artist.
 const (
-	tracksPerAlbum = 12.5
+	tracksPerAlbum  = 12.5
 	albumsPerArtist = 4
 	rate            = 8000
 	samplesPerFile  = rate / 10
