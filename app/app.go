@@ -342,12 +342,8 @@ func validContentID(id string) bool {
 func (a *App) ResolveEntry(idOrPath string) (Entry, error) {
 	if !strings.HasPrefix(idOrPath, library.ContentIDPrefix) {
 		if p, err := filepath.Abs(idOrPath); err == nil {
-			if tracks, err := a.store.Tracks(); err == nil {
-				for _, t := range tracks {
-					if t.Path == p {
-						return EntryOf(t), nil
-					}
-				}
+			if t, err := a.store.TrackByPath(p); err == nil {
+				return EntryOf(t), nil
 			}
 		}
 	}
@@ -387,14 +383,11 @@ func (a *App) Resolve(idOrPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tracks, err := a.store.Tracks()
-	if err != nil {
+	switch t, err := a.store.TrackByPath(p); {
+	case err == nil:
+		return t.ContentID, nil
+	case !errors.Is(err, storage.ErrNotFound):
 		return "", err
-	}
-	for _, t := range tracks {
-		if t.Path == p {
-			return t.ContentID, nil
-		}
 	}
 	fi, err := os.Stat(p)
 	switch {

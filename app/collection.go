@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/devicesync"
-	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/playlists"
 )
 
@@ -61,7 +60,6 @@ type collection struct {
 	mu    sync.Mutex
 	group string
 	st    *playlists.State
-	lib   libraryIndex
 	// switches makes the version move on at a group change, where the new
 	// state starts counting from zero.
 	switches uint64
@@ -80,14 +78,6 @@ type collectionMsg struct {
 // collectionInbox bounds what waits for the collection goroutine; beyond
 // it the goroutine re-reads the log instead.
 const collectionInbox = 256
-
-// libraryIndex is this device's catalog by content id, rebuilt when the
-// library changed.
-type libraryIndex struct {
-	version uint64
-	loaded  bool
-	byID    map[string]library.Track
-}
 
 func newCollection(log OpLog, store Store, self string, logger *slog.Logger) *collection {
 	c := &collection{log: log, store: store, self: self, logger: logger, st: playlists.New(),
@@ -283,26 +273,6 @@ func (c *collection) maintain() {
 	}
 	c.st.Forget(gone)
 	c.logger.Info("playlists: forgot obsolete ops", "ops", len(gone))
-}
-
-// libraryLocked returns this device's catalog by content id, read again
-// when version (Status.LibraryVersion) moved.
-func (c *collection) libraryLocked(version uint64) (map[string]library.Track, error) {
-	if c.lib.loaded && c.lib.version == version {
-		return c.lib.byID, nil
-	}
-	ts, err := c.store.Tracks()
-	if err != nil {
-		return nil, err
-	}
-	by := make(map[string]library.Track, len(ts))
-	for _, t := range ts {
-		if _, dup := by[t.ContentID]; !dup {
-			by[t.ContentID] = t
-		}
-	}
-	c.lib = libraryIndex{version: version, loaded: true, byID: by}
-	return by, nil
 }
 
 // planErr turns a refused edit into the app's errors with the planner's

@@ -30,6 +30,11 @@ type Store interface {
 	SetLibraryFolders(folders []string) error
 	DeleteTracksUnder(folder string) (int64, error)
 	TrackByContentID(id string) (library.Track, error)
+	TrackByPath(path string) (library.Track, error)
+	// TracksByContentIDs returns the local tracks of ids that exist (the
+	// first by path when several files share one), by content id.
+	TracksByContentIDs(ids []string) (map[string]library.Track, error)
+	TrackCount() (int, error)
 	Tracks() ([]library.Track, error)
 	Search(query string, limit int) ([]library.Track, error)
 }

@@ -179,6 +179,32 @@ func (s *fakeStore) TrackByContentID(id string) (library.Track, error) {
 	}
 	return t, nil
 }
+func (s *fakeStore) TracksByContentIDs(ids []string) (map[string]library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]library.Track{}
+	for _, id := range ids {
+		if t, ok := s.tracks[id]; ok {
+			out[id] = t
+		}
+	}
+	return out, nil
+}
+func (s *fakeStore) TrackCount() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tracks), nil
+}
+func (s *fakeStore) TrackByPath(p string) (library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tracks {
+		if t.Path == p {
+			return t, nil
+		}
+	}
+	return library.Track{}, storage.ErrNotFound
+}
 func (s *fakeStore) Tracks() ([]library.Track, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

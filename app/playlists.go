@@ -94,18 +94,17 @@ func (a *App) Playlists() ([]PlaylistSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib := a.Status().LibraryVersion
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	byID, err := c.libraryLocked(lib)
+	n, err := a.store.TrackCount()
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	out := []PlaylistSummary{
 		{ID: ListLiked, Name: smartNames[ListLiked], Kind: KindLiked, Tracks: len(c.st.Liked())},
 		{ID: ListMostPlayed, Name: smartNames[ListMostPlayed], Kind: KindSmart, Tracks: min(len(c.st.History()), SmartListLength)},
 		{ID: ListRecentlyPlayed, Name: smartNames[ListRecentlyPlayed], Kind: KindSmart, Tracks: min(len(c.st.History()), SmartListLength)},
-		{ID: ListRecentlyAdded, Name: smartNames[ListRecentlyAdded], Kind: KindSmart, Tracks: min(len(byID), SmartListLength)},
+		{ID: ListRecentlyAdded, Name: smartNames[ListRecentlyAdded], Kind: KindSmart, Tracks: min(n, SmartListLength)},
 	}
 	for _, s := range c.st.Playlists() {
 		out = append(out, PlaylistSummary{ID: s.ID, Name: s.Name, Kind: KindPlaylist, Tracks: s.Entries, DurationMS: s.DurationMS})
@@ -144,7 +143,6 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 	if err != nil {
 		return PlaylistView{}, err
 	}
-	lib := a.Status().LibraryVersion
 	var recent []library.Track
 	if id == ListRecentlyAdded {
 		if recent, err = a.recentlyAdded(); err != nil {
@@ -153,22 +151,9 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	byID, err := c.libraryLocked(lib)
-	if err != nil {
-		return PlaylistView{}, err
-	}
 	v := PlaylistView{PlaylistSummary: PlaylistSummary{ID: id, Name: smartNames[id], Kind: KindSmart}}
 	entry := func(eid string, t playlists.Track) PlaylistEntry {
 		e := PlaylistEntry{EntryID: eid, ContentID: t.ContentID, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.DurationMS}
-		if lt, ok := byID[t.ContentID]; ok {
-			e.Available, e.Path = true, lt.Path
-			if e.Title == "" {
-				e.Title, e.Artists, e.Album = lt.Title, lt.Artists, lt.Album
-			}
-			if e.DurationMS == 0 {
-				e.DurationMS = lt.Duration.Milliseconds()
-			}
-		}
 		e.Liked = c.st.IsLiked(t.ContentID)
 		p := c.st.Plays(t.ContentID)
 		e.Plays, e.LastPlayedMS = p.Plays, p.LastMS
@@ -206,6 +191,28 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 			v.Entries = append(v.Entries, entry(e.ID, e.Track))
 		}
 	}
+	// Which entries this device has a file for: the list's tracks looked
+	// up, not the whole catalog.
+	ids := make([]string, len(v.Entries))
+	for i, e := range v.Entries {
+		ids[i] = e.ContentID
+	}
+	byID, err := a.store.TracksByContentIDs(ids)
+	if err != nil {
+		return PlaylistView{}, err
+	}
+	for i := range v.Entries {
+		e := &v.Entries[i]
+		if lt, ok := byID[e.ContentID]; ok {
+			e.Available, e.Path = true, lt.Path
+			if e.Title == "" {
+				e.Title, e.Artists, e.Album = lt.Title, lt.Artists, lt.Album
+			}
+			if e.DurationMS == 0 {
+				e.DurationMS = lt.Duration.Milliseconds()
+			}
+		}
+	}
 	v.Tracks = len(v.Entries)
 	for _, e := range v.Entries {
 		v.DurationMS += e.DurationMS
@@ -234,7 +241,7 @@ func trackRef(t library.Track) playlists.Track {
 // playlists, likes and history say of them.
 func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error) {
 	st := a.Status()
-	byID, err := c.libraryLocked(st.LibraryVersion)
+	byID, err := a.store.TracksByContentIDs(ids)
 	if err != nil {
 		return nil, err
 	}

@@ -490,6 +490,35 @@ func (s *Store) TrackByContentID(id string) (library.Track, error) {
 	return ts[0], nil
 }
 
+// maxIDsPerQuery bounds the content ids one statement looks up.
+const maxIDsPerQuery = 500
+
+// TracksByContentIDs returns the local tracks with the content ids ids
+// that exist, by content id (the first by path when several files hold
+// the same audio): a playlist looks up its own tracks, not the catalog.
+func (s *Store) TracksByContentIDs(ids []string) (map[string]library.Track, error) {
+	out := make(map[string]library.Track, len(ids))
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), maxIDsPerQuery)]
+		ids = ids[len(chunk):]
+		ij, err := json.Marshal(chunk)
+		if err != nil {
+			return nil, err
+		}
+		ts, err := s.queryTracks(`SELECT `+trackColumns+` FROM tracks AS t
+WHERE t.content_id IN (SELECT value FROM json_each(?)) ORDER BY t.path`, string(ij))
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			if _, dup := out[t.ContentID]; !dup {
+				out[t.ContentID] = t
+			}
+		}
+	}
+	return out, nil
+}
+
 // Albums returns the albums derived from the tracks, sorted by artist then
 // title. Tracks without an album title are not listed.
 func (s *Store) Albums() ([]Album, error) {

@@ -220,3 +220,35 @@ func TestTrackLimits(t *testing.T) {
 		t.Fatalf("huge title: %v", err)
 	}
 }
+
+// TracksByContentIDs finds the tracks of any number of content ids (more
+// than one statement looks up), the first file by path for audio held by
+// two, and nothing for unknown ids; TrackByPath finds a file by its path.
+func TestTracksByContentIDsAndPath(t *testing.T) {
+	s, _ := openTemp(t)
+	var ts []library.Track
+	var ids []string
+	for i := range 1200 {
+		id := fmt.Sprintf("b3:%04d", i)
+		ts = append(ts, library.Track{Path: fmt.Sprintf("/m/%04d.flac", i), ContentID: id, Format: "flac", Title: id})
+		ids = append(ids, id)
+	}
+	ts = append(ts, library.Track{Path: "/m/0000-copy.flac", ContentID: "b3:0007", Format: "flac", Title: "copy"},
+		library.Track{Path: "/a/first.flac", ContentID: "b3:0007", Format: "flac", Title: "first"})
+	if err := s.PutTracks(ts); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.TracksByContentIDs(append(ids, "b3:unknown"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1200 || got["b3:1199"].Path != "/m/1199.flac" || got["b3:0007"].Path != "/a/first.flac" {
+		t.Fatalf("%d tracks; b3:1199 at %q, b3:0007 at %q", len(got), got["b3:1199"].Path, got["b3:0007"].Path)
+	}
+	if tr, err := s.TrackByPath("/m/0000-copy.flac"); err != nil || tr.Title != "copy" {
+		t.Fatalf("TrackByPath: %+v, %v", tr, err)
+	}
+	if _, err := s.TrackByPath("/m/none.flac"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("TrackByPath of an unknown file: %v, want ErrNotFound", err)
+	}
+}
