@@ -94,11 +94,11 @@ func buildCatalog(ts []library.Track) *catalog {
 	return c
 }
 
-// search returns the tracks whose title, artists or album contain every
-// word of q, ignoring case and accents the way storage search does
-// (library.QueryTerms and library.Matches over library.SearchText: "ros"
-// finds "Sigur Rós", "agaetis" finds "Ágætis"), in catalog order, at most
-// limit of them.
+// search returns the tracks with a word starting with every word of q
+// (library.QueryTerms and library.Matches over library.SearchText,
+// ignoring case and accents: "ros" finds "Sigur Rós", "agaetis" finds
+// "Ágætis"): the semantics of storage's search and so of `ctl search`. In
+// catalog order, at most limit of them.
 func (c *catalog) search(q string, limit int) []*library.Track {
 	terms := library.QueryTerms(q)
 	if len(terms) == 0 {
