@@ -574,6 +574,12 @@ func (a *App) SetPassive(on bool) error {
 // Tracks returns the whole catalog.
 func (a *App) Tracks() ([]library.Track, error) { return a.store.Tracks() }
 
+// EachTrack calls fn with the catalog's tracks in order, from offset, at
+// most limit of them (limit < 0: all), one at a time (storage.EachTrack).
+func (a *App) EachTrack(offset, limit int, fn func(library.Track) error) error {
+	return a.store.EachTrack(offset, limit, fn)
+}
+
 // Search finds tracks matching query.
 func (a *App) Search(query string, limit int) ([]library.Track, error) {
 	return a.store.Search(query, limit)

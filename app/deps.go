@@ -36,6 +36,7 @@ type Store interface {
 	TracksByContentIDs(ids []string) (map[string]library.Track, error)
 	TrackCount() (int, error)
 	Tracks() ([]library.Track, error)
+	EachTrack(offset, limit int, fn func(library.Track) error) error
 	Search(query string, limit int) ([]library.Track, error)
 }
 

@@ -190,6 +190,18 @@ func (s *fakeStore) TracksByContentIDs(ids []string) (map[string]library.Track, 
 	}
 	return out, nil
 }
+func (s *fakeStore) EachTrack(offset, limit int, fn func(library.Track) error) error {
+	ts, _ := s.Tracks()
+	for i, t := range ts {
+		if i < offset || limit >= 0 && i >= offset+limit {
+			continue
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 func (s *fakeStore) TrackCount() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

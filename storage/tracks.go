@@ -417,12 +417,22 @@ func gainOf(trackGain, trackPeak, albumGain, albumPeak sql.NullFloat64) library.
 const trackOrder = `t.sort_artist COLLATE NOCASE, t.album COLLATE NOCASE, t.disc_no, t.track_no, t.title COLLATE NOCASE, t.path`
 
 func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) {
+	var out []library.Track
+	err := s.eachTrack(func(t library.Track) error {
+		out = append(out, t)
+		return nil
+	}, query, args...)
+	return out, err
+}
+
+// eachTrack calls fn with every track query selects (trackColumns), as
+// the rows come; an error of fn stops it and is returned.
+func (s *Store) eachTrack(fn func(library.Track) error, query string, args ...any) error {
 	rows, err := s.db.Query(query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("storage: read tracks: %w", err)
+		return fmt.Errorf("storage: read tracks: %w", err)
 	}
 	defer rows.Close()
-	var out []library.Track
 	for rows.Next() {
 		var t library.Track
 		var mtime, dur int64
@@ -430,23 +440,35 @@ func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) 
 		var tg, tp, ag, ap sql.NullFloat64
 		if err := rows.Scan(&t.Path, &t.ContentID, &t.Size, &mtime, &t.Format, &t.Title, &artists, &t.Album,
 			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap); err != nil {
-			return nil, fmt.Errorf("storage: read tracks: %w", err)
+			return fmt.Errorf("storage: read tracks: %w", err)
 		}
 		t.Gain = gainOf(tg, tp, ag, ap)
 		t.ModTime = time.Unix(0, mtime)
 		t.Duration = time.Duration(dur)
 		if err := json.Unmarshal([]byte(artists), &t.Artists); err != nil {
-			return nil, fmt.Errorf("storage: read track %s artists: %w", t.Path, err)
+			return fmt.Errorf("storage: read track %s artists: %w", t.Path, err)
 		}
 		if len(t.Artists) == 0 {
 			t.Artists = nil
 		}
-		out = append(out, t)
+		if err := fn(t); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("storage: read tracks: %w", err)
+		return fmt.Errorf("storage: read tracks: %w", err)
 	}
-	return out, nil
+	return nil
+}
+
+// EachTrack calls fn with the tracks of the catalog in its order (as
+// Tracks sorts them), skipping the first offset and stopping after limit
+// (limit < 0: no limit), one at a time as the database reads them: a
+// client that streams the catalog never holds it whole. An error of fn
+// stops it and is returned.
+func (s *Store) EachTrack(offset, limit int, fn func(library.Track) error) error {
+	return s.eachTrack(fn, `SELECT `+trackColumns+` FROM tracks AS t INDEXED BY tracks_order ORDER BY `+trackOrder+
+		` LIMIT ? OFFSET ?`, limit, max(offset, 0))
 }
 
 // Tracks returns the whole catalog sorted by album artist (or first

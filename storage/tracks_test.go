@@ -252,3 +252,41 @@ func TestTracksByContentIDsAndPath(t *testing.T) {
 		t.Fatalf("TrackByPath of an unknown file: %v, want ErrNotFound", err)
 	}
 }
+
+// EachTrack goes through the catalog in Tracks' order, a window of it with
+// offset and limit, and stops at the first error of its function.
+func TestEachTrackPagesTheCatalog(t *testing.T) {
+	s, _ := openTemp(t)
+	if err := s.PutTracks(manyTracks(150)); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Tracks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := func(off, lim int) []string {
+		var out []string
+		if err := s.EachTrack(off, lim, func(tr library.Track) error { out = append(out, tr.Path); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var want []string
+	for _, tr := range all {
+		want = append(want, tr.Path)
+	}
+	if got := page(0, -1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the whole catalog: %d tracks, differs from Tracks (%d)", len(got), len(want))
+	}
+	if got := page(40, 25); !reflect.DeepEqual(got, want[40:65]) {
+		t.Fatalf("offset 40 limit 25: %v", got)
+	}
+	if got := page(140, 100); !reflect.DeepEqual(got, want[140:]) {
+		t.Fatalf("past the end: %d tracks", len(got))
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := s.EachTrack(0, -1, func(library.Track) error { n++; return map[bool]error{true: stop}[n == 3] }); !errors.Is(err, stop) || n != 3 {
+		t.Fatalf("stopped with %v after %d tracks, want the function's error after 3", err, n)
+	}
+}

@@ -39,6 +39,7 @@ type ctlRequest struct {
 
 type ctlResponse struct {
 	OK      bool            `json:"ok"`
+	Stream  bool            `json:"stream,omitempty"` // lines follow (ctltracks.go)
 	Error   string          `json:"error,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Message string          `json:"message,omitempty"` // a confirmation for the user, printed as text
@@ -52,6 +53,9 @@ type ctlServer struct {
 	ln   net.Listener
 	app  *app.App
 	wg   sync.WaitGroup
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open connections, closed by close
 }
 
 func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
@@ -63,7 +67,7 @@ func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
 	}
-	s := &ctlServer{path: path, ln: ln, app: a}
+	s := &ctlServer{path: path, ln: ln, app: a, conns: map[net.Conn]struct{}{}}
 	s.wg.Add(1)
 	go s.serve()
 	return s, nil
@@ -76,16 +80,30 @@ func (s *ctlServer) serve() {
 		if err != nil {
 			return
 		}
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			s.handle(c)
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
 		}()
 	}
 }
 
+// close stops accepting and ends the connections still open (a client
+// reading a long stream, one that sent nothing): shutting down does not
+// wait for them.
 func (s *ctlServer) close() error {
 	err := s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
 	s.wg.Wait()
 	_ = os.Remove(s.path)
 	return err
@@ -103,6 +121,9 @@ func (s *ctlServer) handle(c net.Conn) {
 	}
 	if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
 		resp.Error = "malformed request"
+	} else if req.Cmd == "tracks" {
+		s.streamTracks(c, req)
+		return
 	} else if v, err := s.exec(req); err != nil {
 		resp.Error = app.UserMessage(err)
 	} else {
@@ -321,8 +342,6 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return nil, err
 		}
 		return ctlMessage("Demo tracks written to " + filepath.Join(a.DataDir(), "demo") + " and added to the library"), nil
-	case "tracks":
-		return ctlTracksOf(a.Tracks())
 	case "search":
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: search WORDS")
@@ -442,12 +461,16 @@ func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
 	}
 	out := make([]ctlTrack, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
-			Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
-			Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
-			ModTime: t.ModTime, Cover: t.Cover})
+		out = append(out, ctlTrackOf(t))
 	}
 	return out, nil
+}
+
+func ctlTrackOf(t library.Track) ctlTrack {
+	return ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
+		Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
+		Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
+		ModTime: t.ModTime, Cover: t.Cover}
 }
 
 // resolveAll turns content ids and files into queue entries, each file
@@ -481,7 +504,8 @@ Commands:
   revoke DEVICE_ID | name NAME | passive on|off
   config get | config set JSON
   replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
-  scan | demo | tracks | search WORDS...
+  scan | demo | search WORDS...
+  tracks [--offset N] [--limit N] [--fields a,b,...]   the catalog, streamed as a JSON array
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID
   playlist add ID TRACK... | remove ID INDEX | move ID FROM TO
@@ -523,10 +547,18 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 0
 	}
-	res, err := ctlCall(filepath.Join(dir, ctlSocketName), req)
+	res, stream, err := ctlSend(filepath.Join(dir, ctlSocketName), req)
 	if err != nil {
 		fmt.Fprintln(stderr, "furudesk ctl:", err)
 		return 1
+	}
+	if stream != nil {
+		defer stream.Close()
+		if err := printStream(bufio.NewReader(stream), stdout); err != nil {
+			fmt.Fprintln(stderr, "furudesk ctl:", err)
+			return 1
+		}
+		return 0
 	}
 	if res.Message != "" {
 		fmt.Fprintln(stdout, res.Message)
@@ -547,29 +579,60 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 }
 
 func ctlCall(path string, req ctlRequest) (ctlResponse, error) {
+	resp, stream, err := ctlSend(path, req)
+	if stream != nil {
+		_ = stream.Close()
+		return ctlResponse{}, errors.New("furudesk answered with a stream")
+	}
+	return resp, err
+}
+
+// ctlSend sends req and reads the answer. For a streamed answer it returns
+// the rest of the connection (the caller reads and closes it), with no
+// deadline: the stream's own end says when it is complete.
+func ctlSend(path string, req ctlRequest) (ctlResponse, io.ReadCloser, error) {
 	c, err := net.DialTimeout("unix", path, 5*time.Second)
 	if err != nil {
-		return ctlResponse{}, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
+		return ctlResponse{}, nil, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
 	}
-	defer c.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			c.Close()
+		}
+	}()
 	_ = c.SetDeadline(time.Now().Add(ctlTimeout + 5*time.Second))
 	b, err := json.Marshal(req)
 	if err != nil {
-		return ctlResponse{}, err
+		return ctlResponse{}, nil, err
 	}
 	if _, err := c.Write(append(b, '\n')); err != nil {
-		return ctlResponse{}, err
+		return ctlResponse{}, nil, err
 	}
-	line, err := bufio.NewReader(io.LimitReader(c, 64<<20)).ReadBytes('\n')
+	r := bufio.NewReader(io.LimitReader(c, 64<<20))
+	line, err := r.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
-		return ctlResponse{}, fmt.Errorf("no answer from furudesk: %v", err)
+		return ctlResponse{}, nil, fmt.Errorf("no answer from furudesk: %v", err)
 	}
 	var resp ctlResponse
 	if err := json.Unmarshal(line, &resp); err != nil {
-		return ctlResponse{}, fmt.Errorf("malformed answer from furudesk: %v", err)
+		return ctlResponse{}, nil, fmt.Errorf("malformed answer from furudesk: %v", err)
 	}
 	if !resp.OK {
-		return ctlResponse{}, errors.New(resp.Error)
+		return ctlResponse{}, nil, errors.New(resp.Error)
 	}
-	return resp, nil
+	if resp.Stream {
+		keep = true
+		_ = c.SetDeadline(time.Time{})
+		return resp, streamConn{Reader: io.MultiReader(r, c), c: c}, nil
+	}
+	return resp, nil, nil
 }
+
+// streamConn reads the rest of a streamed answer.
+type streamConn struct {
+	io.Reader
+	c net.Conn
+}
+
+func (s streamConn) Close() error { return s.c.Close() }
