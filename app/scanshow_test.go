@@ -63,12 +63,16 @@ func TestScanStoredTracksBumpTheLibraryVersion(t *testing.T) {
 		t.Fatal("256 tracks stored, the library version did not move while the scan runs")
 	}
 	v := st.LibraryVersion
-	r.do(func(a *actor) { scanProgress{gen: a.libRun.scanGen, feed: feedOf(library.Progress{Found: 600, Done: 500, Stored: 512})}.handle(a) })
+	r.do(func(a *actor) {
+		scanProgress{gen: a.libRun.scanGen, feed: feedOf(library.Progress{Found: 600, Done: 500, Stored: 512})}.handle(a)
+	})
 	if st := r.app.Status(); st.LibraryVersion != v {
 		t.Fatalf("a second batch right after the first bumped the version (%d -> %d): at most every %v", v, st.LibraryVersion, ScanStoredEvery)
 	}
 	r.clock.add(ScanStoredEvery)
-	r.do(func(a *actor) { scanProgress{gen: a.libRun.scanGen, feed: feedOf(library.Progress{Found: 600, Done: 550, Stored: 512})}.handle(a) })
+	r.do(func(a *actor) {
+		scanProgress{gen: a.libRun.scanGen, feed: feedOf(library.Progress{Found: 600, Done: 550, Stored: 512})}.handle(a)
+	})
 	if st := r.app.Status(); st.LibraryVersion == v {
 		t.Fatal("more tracks stored after ScanStoredEvery: the version did not move")
 	}
