@@ -111,12 +111,13 @@ func (p *tracksPage) refresh() {
 // artistsPage lists artists on the left and the chosen artist's tracks on
 // the right.
 type artistsPage struct {
-	u       *UI
-	artists []*artistEntry
-	list    *widget.List
-	tracks  *trackList
-	empty   fyne.CanvasObject
-	view    *fyne.Container
+	u        *UI
+	selected string // the chosen artist's name, kept when the catalog is read again
+	artists  []*artistEntry
+	list     *widget.List
+	tracks   *trackList
+	empty    fyne.CanvasObject
+	view     *fyne.Container
 }
 
 func newArtistsPage(u *UI) *artistsPage {
@@ -140,6 +141,7 @@ func newArtistsPage(u *UI) *artistsPage {
 	p.list.HideSeparators = true
 	p.list.OnSelected = func(id widget.ListItemID) {
 		if id < len(p.artists) {
+			p.selected = p.artists[id].name
 			p.tracks.set(p.artists[id].tracks)
 		}
 	}
@@ -150,13 +152,22 @@ func newArtistsPage(u *UI) *artistsPage {
 	return p
 }
 
+// setCatalog shows c's artists, the one chosen before still chosen (a
+// scan reads the catalog again every few seconds).
 func (p *artistsPage) setCatalog(c *catalog) {
 	p.artists = c.artists
+	keep := 0
+	for i, a := range p.artists {
+		if p.selected != "" && a.name == p.selected {
+			keep = i
+			break
+		}
+	}
 	p.list.UnselectAll()
 	p.list.Refresh()
 	p.tracks.set(nil)
 	if len(p.artists) > 0 {
-		p.list.Select(0)
+		p.list.Select(keep)
 	}
 	if len(c.tracks) == 0 {
 		p.empty.Show()
@@ -225,11 +236,24 @@ func newAlbumsPage(u *UI) *albumsPage {
 	return p
 }
 
+// setCatalog shows c's albums; an album open stays open when c still has
+// it (a scan reads the catalog again every few seconds).
 func (p *albumsPage) setCatalog(c *catalog) {
 	p.albums = c.albums
 	p.grid.Refresh()
-	if p.open != nil {
-		p.closeAlbum()
+	if o := p.open; o != nil {
+		var again *albumEntry
+		for _, a := range c.albums {
+			if a.title == o.title && a.artist == o.artist {
+				again = a
+				break
+			}
+		}
+		if again != nil {
+			p.openAlbum(again)
+		} else {
+			p.closeAlbum()
+		}
 	}
 	if len(c.tracks) == 0 {
 		p.empty.Show()

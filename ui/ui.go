@@ -104,7 +104,14 @@ type UI struct {
 	libVersion uint64
 	loading    bool
 	loadAgain  bool
-	query      string
+	// While a scan runs the catalog is read again at most every
+	// scanReloadGap, or four times as long as the last read took;
+	// loadedAt is when the last read started, loadTook how long it took,
+	// reload the timer of a read held back.
+	loadedAt time.Time
+	loadTook time.Duration
+	reload   *time.Timer
+	query    string
 
 	page      string
 	nav       *widget.List
@@ -200,6 +207,9 @@ func (u *UI) Close() {
 	close(u.done)
 	if u.cancel != nil {
 		u.cancel()
+	}
+	if u.reload != nil {
+		u.reload.Stop()
 	}
 	u.stopTicker()
 }
@@ -406,7 +416,7 @@ func (u *UI) apply(st app.Status) {
 
 	if first || st.LibraryVersion != u.libVersion {
 		u.libVersion = st.LibraryVersion
-		u.loadLibrary()
+		u.libraryChanged()
 	}
 	if u.page == PageQueue || u.page == PageDevices || u.page == PagePlaylists {
 		u.refreshHeader()
@@ -483,20 +493,55 @@ func (u *UI) stopTicker() {
 // tick redraws the extrapolated position.
 func (u *UI) tick() { u.np.showPosition() }
 
+// scanReloadGap is the least time between two reads of the catalog while
+// a scan runs (its tracks appear in batches).
+const scanReloadGap = 2 * time.Second
+
+// libraryChanged reads the catalog again: at once, or while a scan runs
+// no sooner than scanReloadGap (or four times the last read) after the
+// last read, so a large scan's window does not spend its time re-reading.
+// The first tracks of an empty list and the read after the scan are
+// never held back.
+func (u *UI) libraryChanged() {
+	if u.reload != nil {
+		u.reload.Stop()
+		u.reload = nil
+	}
+	if !u.st.Scan.Running || u.loading || u.cat == nil || len(u.cat.tracks) == 0 {
+		u.loadLibrary() // an empty list shows the first tracks at once
+		return
+	}
+	wait := max(scanReloadGap, 4*u.loadTook) - time.Since(u.loadedAt)
+	if wait <= 0 {
+		u.loadLibrary()
+		return
+	}
+	u.reload = time.AfterFunc(wait, func() {
+		fyne.Do(func() {
+			u.reload = nil
+			u.loadLibrary()
+		})
+	})
+}
+
 func (u *UI) loadLibrary() {
 	if u.loading {
 		u.loadAgain = true
 		return
 	}
 	u.loading = true
+	u.loadedAt = time.Now()
 	u.spawn(func() {
+		t0 := time.Now()
 		ts, err := u.b.Tracks()
 		var cat *catalog
 		if err == nil {
 			cat = buildCatalog(ts)
 		}
+		took := time.Since(t0)
 		fyne.Do(func() {
 			u.loading = false
+			u.loadTook = took
 			if err != nil {
 				u.showError("Could not read your library: " + userError(err))
 			} else {
