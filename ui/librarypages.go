@@ -276,7 +276,7 @@ func (p *albumsPage) openAlbum(a *albumEntry) {
 	}
 	p.dInfo.SetText(info)
 	id := a.coverID
-	img, _ := p.u.covers.get(id, func(img image.Image) {
+	img, _, _ := p.u.covers.get(id, func(img image.Image) {
 		if p.open == a {
 			p.dCover.Image = img
 			p.dCover.Refresh()
@@ -300,16 +300,18 @@ func (p *albumsPage) closeAlbum() {
 // albumCard is one album of the grid: cover, title, artist.
 type albumCard struct {
 	widget.BaseWidget
-	p      *albumsPage
-	id     int
-	album  *albumEntry
-	cover  *canvas.Image
-	title  *widget.Label
-	artist *subtle
+	p     *albumsPage
+	id    int
+	album *albumEntry
+	cover *canvas.Image
+	// cancelCover gives up the cover still loading for album.
+	cancelCover func()
+	title       *widget.Label
+	artist      *subtle
 }
 
 func newAlbumCard(p *albumsPage) *albumCard {
-	c := &albumCard{p: p, id: -1}
+	c := &albumCard{p: p, id: -1, cancelCover: func() {}}
 	c.cover = canvas.NewImageFromImage(nil)
 	c.cover.FillMode = canvas.ImageFillContain
 	c.cover.ScaleMode = canvas.ImageScaleSmooth
@@ -342,7 +344,9 @@ func (c *albumCard) bind(id int) {
 	c.album = a
 	c.title.SetText(a.title)
 	c.artist.SetText(a.artist)
-	img, _ := c.p.u.covers.get(a.coverID, func(img image.Image) {
+	c.cancelCover() // the album it showed before scrolled away
+	var img image.Image
+	img, _, c.cancelCover = c.p.u.covers.get(a.coverID, func(img image.Image) {
 		if c.album == a {
 			c.cover.Image = img
 			c.cover.Refresh()

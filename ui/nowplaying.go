@@ -238,7 +238,7 @@ func (n *nowPlaying) setCover(id string) {
 		return
 	}
 	n.coverID = id
-	img, ok := n.u.covers.get(id, func(img image.Image) {
+	img, ok, _ := n.u.covers.get(id, func(img image.Image) {
 		if n.coverID == id {
 			n.cover.Image = img
 			n.cover.Refresh()

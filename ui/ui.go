@@ -174,7 +174,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 	}
 	u.loop = u.tickLoop
 	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
-	u.covers = newCoverCache(b, spawn, coverCacheMax)
+	u.covers = newCoverCache(b, spawn, coverCacheBytes)
 	useAppTheme(fa)
 	u.win = fa.NewWindow(opts.Title)
 	if opts.Icon != nil {
