@@ -36,6 +36,10 @@ type Options struct {
 	// Desktop is shown on the settings page in a "Desktop" card: switches
 	// the front end owns, such as closing to the system tray; nil shows none.
 	Desktop fyne.CanvasObject
+	// Listed, when set, is told on the UI goroutine how many tracks the
+	// window lists each time it has read the catalog (the front end logs
+	// it; the desktop benchmark reads it).
+	Listed func(tracks int)
 }
 
 // Page names of the sidebar, in its order.
@@ -561,6 +565,9 @@ func (u *UI) setCatalog(c *catalog) {
 	u.artists.setCatalog(c)
 	u.albums.setCatalog(c)
 	u.refreshHeader()
+	if u.opts.Listed != nil {
+		u.opts.Listed(len(c.tracks))
+	}
 }
 
 // run calls a backend intent off the UI goroutine; a failure is shown with

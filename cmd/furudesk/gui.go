@@ -37,7 +37,8 @@ func runGUI(a *app.App, opts options) error {
 	// failures to register it.
 	hasTray := isDesk && trayHost()
 	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
-	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray)})
+	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray),
+		Listed: func(n int) { log.Debug("window lists the library", "tracks", n) }})
 	w := u.Window()
 
 	show := func() {
