@@ -1,0 +1,192 @@
+package main
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/godbus/dbus/v5"
+)
+
+// The window is driven as a user would: xdotool clicks and types into it
+// (it sits at 0,0 under Xvfb, without a window manager), python3-xlib
+// closes it (WM_DELETE_WINDOW, what a window manager's close button
+// sends), ImageMagick's import looks at it.
+
+// Where things are in furudesk's window (1180×760): the sidebar's pages
+// and the middle of the list or grid.
+var pageY = map[string]int{"Artists": 75, "Albums": 114, "Tracks": 152, "Playlists": 191, "Queue": 230,
+	"Devices": 270, "Settings": 309}
+
+const (
+	sidebarX = 60
+	bodyX    = 690
+	bodyY    = 380
+)
+
+func xdo(args ...string) error {
+	out, err := exec.Command("xdotool", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("xdotool %v: %v: %s", args, err, out)
+	}
+	return nil
+}
+
+// windowID finds furudesk's window.
+func windowID() (string, error) {
+	out, err := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^furudesk$").Output()
+	if err != nil {
+		return "", fmt.Errorf("no visible furudesk window")
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 {
+		return "", fmt.Errorf("no visible furudesk window")
+	}
+	return f[0], nil
+}
+
+func click(x, y int) error {
+	return xdo("mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
+}
+
+func showPage(name string) error { return click(sidebarX, pageY[name]) }
+
+// wheel turns the wheel n notches down (n > 0) or up over (x, y).
+func wheel(x, y, n int) error {
+	button := "5"
+	if n < 0 {
+		button, n = "4", -n
+	}
+	return xdo("mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "--repeat", strconv.Itoa(n), "--delay", "15", button)
+}
+
+// typeSearch types q into the search field (Ctrl+F) a key at a time, as
+// a user does, then empties it again.
+func typeSearch(q string) error {
+	if err := xdo("key", "ctrl+f"); err != nil {
+		return err
+	}
+	if err := xdo("type", "--delay", "90", q); err != nil {
+		return err
+	}
+	time.Sleep(700 * time.Millisecond)
+	return xdo("key", "ctrl+a", "BackSpace")
+}
+
+// closeWindow asks the window to close, as a window manager's close
+// button does.
+func closeWindow(id string) error {
+	script := `import sys
+from Xlib import display, X, protocol
+d = display.Display()
+w = d.create_resource_object('window', int(sys.argv[1]))
+proto, delete = d.intern_atom('WM_PROTOCOLS'), d.intern_atom('WM_DELETE_WINDOW')
+ev = protocol.event.ClientMessage(window=w, client_type=proto, data=(32, [delete, X.CurrentTime, 0, 0, 0]))
+w.send_event(ev, event_mask=X.NoEventMask)
+d.flush()
+`
+	out, err := exec.Command("/usr/bin/python3", "-c", script, id).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("closing the window: %v: %s", err, out)
+	}
+	return nil
+}
+
+// shot is a hash of what the screen shows in the rectangle geom
+// (WxH+X+Y).
+func shot(geom string) (string, error) {
+	out, err := exec.Command("import", "-window", "root", "-crop", geom, "+repage", "rgb:-").Output()
+	if err != nil {
+		return "", fmt.Errorf("import: %v", err)
+	}
+	h := sha256.Sum256(out)
+	return string(h[:]), nil
+}
+
+// settle waits until the screen's rectangle geom stops changing (two
+// captures in a row alike) and returns when it first showed the final
+// picture, measured from since.
+func settle(geom string, since time.Time, limit time.Duration) (time.Duration, error) {
+	var last string
+	var lastAt time.Time
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		at := time.Now()
+		h, err := shot(geom)
+		if err != nil {
+			return 0, err
+		}
+		if h == last {
+			return lastAt.Sub(since), nil
+		}
+		last, lastAt = h, at
+		time.Sleep(40 * time.Millisecond)
+	}
+	return limit, fmt.Errorf("%s still changing after %v", geom, limit)
+}
+
+// changed waits until the rectangle geom differs from before and returns
+// how long after since that was first seen.
+func changed(geom, before string, since time.Time, limit time.Duration) (time.Duration, error) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		h, err := shot(geom)
+		if err != nil {
+			return 0, err
+		}
+		if h != before {
+			return time.Since(since), nil
+		}
+	}
+	return limit, fmt.Errorf("%s did not change within %v", geom, limit)
+}
+
+// trayHost is the desktop's tray host (a StatusNotifierWatcher on the
+// session bus), so furudesk shows a tray icon and closing its window
+// hides it to the tray.
+type trayHost struct{ conn *dbus.Conn }
+
+func (trayHost) RegisterStatusNotifierItem(string, dbus.Sender) *dbus.Error { return nil }
+func (trayHost) RegisterStatusNotifierHost(string) *dbus.Error              { return nil }
+
+func startTrayHost() (*trayHost, error) {
+	conn, err := dbus.ConnectSessionBus()
+	if err != nil {
+		return nil, err
+	}
+	h := &trayHost{conn: conn}
+	if err := conn.Export(h, "/StatusNotifierWatcher", "org.kde.StatusNotifierWatcher"); err != nil {
+		return nil, err
+	}
+	r, err := conn.RequestName("org.kde.StatusNotifierWatcher", dbus.NameFlagDoNotQueue)
+	if err != nil || r != dbus.RequestNameReplyPrimaryOwner {
+		return nil, fmt.Errorf("own org.kde.StatusNotifierWatcher: %v %v", r, err)
+	}
+	return h, nil
+}
+
+// windowListed waits for the window's log line saying it lists n tracks
+// or more (furudesk -v), from line k on.
+func windowListed(p *proc, k int, n int, limit time.Duration) (time.Time, int, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return time.Time{}, k, fmt.Errorf("the window did not list %d tracks within %v", n, limit)
+		}
+		l, k2, err := p.waitLog(k, left, "window lists the library")
+		if err != nil {
+			return time.Time{}, k2, err
+		}
+		k = k2
+		if i := strings.Index(l.text, "tracks="); i >= 0 {
+			got, _ := strconv.Atoi(strings.Fields(l.text[i+len("tracks="):])[0])
+			if got >= n {
+				return l.at, k, nil
+			}
+		}
+	}
+}
