@@ -56,6 +56,9 @@ func showPage(name string) error { return click(sidebarX, pageY[name]) }
 
 // wheel turns the wheel n notches down (n > 0) or up over (x, y).
 func wheel(x, y, n int) error {
+	if n == 0 {
+		return nil
+	}
 	button := "5"
 	if n < 0 {
 		button, n = "4", -n
