@@ -193,3 +193,66 @@ func windowListed(p *proc, k int, n int, limit time.Duration) (time.Time, int, e
 		}
 	}
 }
+
+// probeScript drives and watches the window through the X server itself
+// (python3-xlib): it grabs a small rectangle every few milliseconds, so
+// it times what appears on screen far closer than a screenshot tool can.
+//
+//	click X Y W H RX RY  click at (X,Y); print the milliseconds until the
+//	                     W×H rectangle at (RX,RY) changes
+//	wheel X Y N W H RX RY turn the wheel N notches down at (X,Y); print
+//	                     the milliseconds from the last notch until the
+//	                     rectangle shows its final picture (unchanged for
+//	                     300 ms)
+const probeScript = `import sys, time, hashlib
+from Xlib import display, X
+from Xlib.ext import xtest
+d = display.Display()
+root = d.screen().root
+def grab(w, h, x, y):
+    return hashlib.sha1(root.get_image(x, y, w, h, X.ZPixmap, 0xffffffff).data).digest()
+mode = sys.argv[1]
+a = [int(v) for v in sys.argv[2:]]
+if mode == 'click':
+    x, y, w, h, rx, ry = a
+    base = grab(w, h, rx, ry)
+    xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+    xtest.fake_input(d, X.ButtonPress, 1); xtest.fake_input(d, X.ButtonRelease, 1)
+    d.sync()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 10:
+        if grab(w, h, rx, ry) != base:
+            print(int((time.monotonic() - t0) * 1000)); sys.exit(0)
+        time.sleep(0.003)
+    print(-1)
+elif mode == 'wheel':
+    x, y, n, w, h, rx, ry = a
+    xtest.fake_input(d, X.MotionNotify, x=x, y=y); d.sync()
+    for i in range(n):
+        xtest.fake_input(d, X.ButtonPress, 5); xtest.fake_input(d, X.ButtonRelease, 5); d.sync()
+        time.sleep(0.01)
+    last = time.monotonic()
+    cur, since = grab(w, h, rx, ry), time.monotonic()
+    while time.monotonic() - last < 30:
+        g = grab(w, h, rx, ry)
+        now = time.monotonic()
+        if g != cur:
+            cur, since = g, now
+        elif now - since >= 0.3:
+            print(int(max(0, since - last) * 1000)); sys.exit(0)
+        time.sleep(0.003)
+    print(-1)
+`
+
+// probe runs probeScript and returns the time it printed.
+func probe(args ...string) (time.Duration, error) {
+	out, err := exec.Command("/usr/bin/python3", append([]string{"-c", probeScript}, args...)...).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("probe %v: %v: %s", args, err, out)
+	}
+	ms, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || ms < 0 {
+		return 0, fmt.Errorf("probe %v: %q", args, out)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
