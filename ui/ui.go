@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -554,6 +555,10 @@ func (u *UI) loadLibrary() {
 			if u.loadAgain {
 				u.loadAgain = false
 				u.loadLibrary()
+			} else if !u.st.Scan.Running {
+				// Reading a large catalog made garbage several times its
+				// size; the Go runtime would keep that memory for a while.
+				u.spawn(debug.FreeOSMemory)
 			}
 		})
 	})
