@@ -455,6 +455,30 @@ func (a *App) LikedIDs() (map[string]bool, error) {
 	return out, nil
 }
 
+// PlayStats is how often and when a track was played on the group's
+// devices.
+type PlayStats struct {
+	Plays  uint64
+	LastMS int64 // Unix milliseconds of the last play
+}
+
+// PlayCounts returns the play count and last play of every track played
+// on any device of the group, by content id.
+func (a *App) PlayCounts() (map[string]PlayStats, error) {
+	c, err := a.coll()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.st.History()
+	out := make(map[string]PlayStats, len(h))
+	for _, p := range h {
+		out[p.Track.ContentID] = PlayStats{Plays: p.Plays, LastMS: p.LastMS}
+	}
+	return out, nil
+}
+
 // History lists the played tracks, the most recently played first, with
 // their play counts over the group; at most limit (0: all).
 func (a *App) History(limit int) ([]PlaylistEntry, error) {
