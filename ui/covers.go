@@ -8,9 +8,12 @@ import (
 	_ "image/gif"  // cover art decoders
 	_ "image/jpeg" // cover art decoders
 	_ "image/png"  // cover art decoders
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 // Limits of the cover cache: covers are decoded and shrunk off the UI
@@ -51,7 +54,8 @@ func newCoverCache(b Backend, spawn func(func()), max int) *coverCache {
 		entries: map[string]*list.Element{}, waiting: map[string][]func(image.Image){}}
 }
 
-// get returns the cover of contentID if it is cached. Otherwise it queues a
+// get returns the cover of contentID (or of an album: a library.AlbumID)
+// if it is cached. Otherwise it queues a
 // load and calls done (on the UI goroutine) when a cover arrives; done is
 // not called when there is none.
 func (c *coverCache) get(contentID string, done func(image.Image)) (image.Image, bool) {
@@ -111,7 +115,11 @@ func (c *coverCache) work() {
 		c.mu.Unlock()
 
 		var img image.Image
-		if data, err := c.b.Cover(id); err == nil {
+		fetch := c.b.Cover
+		if strings.HasPrefix(id, library.AlbumIDPrefix) {
+			fetch = c.b.AlbumCover
+		}
+		if data, err := fetch(id); err == nil {
 			img = decodeCover(data)
 		}
 		fyne.Do(func() { c.store(id, img) })
