@@ -138,7 +138,7 @@ func (u *UI) leaveSearch() {
 type searchEntry struct {
 	widget.Entry
 	u     *UI
-	clear *widget.Button
+	clear *tipButton
 	icon  *widget.Icon
 }
 
@@ -147,7 +147,7 @@ func newSearchEntry(u *UI) *searchEntry {
 	e.ExtendBaseWidget(e)
 	e.SetPlaceHolder("Search title, artist, album  (Ctrl+F)")
 	e.icon = widget.NewIcon(theme.SearchIcon())
-	e.clear = widget.NewButtonWithIcon("", theme.ContentClearIcon(), func() {
+	e.clear = u.newTipButton("", theme.ContentClearIcon(), "Clear the search (Escape twice)", func() {
 		u.clearSearch()
 		u.win.Canvas().Focus(e)
 	})

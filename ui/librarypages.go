@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -363,6 +364,7 @@ type albumCard struct {
 	album         *albumEntry
 	cover         *canvas.Image
 	title, artist *widget.Label
+	hover         *canvas.Rectangle
 }
 
 func newAlbumCard(p *albumsPage) *albumCard {
@@ -384,7 +386,33 @@ func (c *albumCard) CreateRenderer() fyne.WidgetRenderer {
 	ph.CornerRadius = 6
 	icon := container.NewCenter(container.New(fixedSize{fyne.NewSize(56, 56)}, widget.NewIcon(theme.NewDisabledResource(iconAlbum))))
 	art := container.New(fixedSize{fyne.NewSize(albumCardSize, albumCardSize)}, ph, icon, c.cover)
-	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, secondary(c.artist)))
+	c.hover = canvas.NewRectangle(theme.Color(theme.ColorNameHover))
+	c.hover.CornerRadius = 6
+	c.hover.Hide()
+	return widget.NewSimpleRenderer(container.NewStack(c.hover, container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, secondary(c.artist))))
+}
+
+// MouseIn highlights the card and names the album in full.
+func (c *albumCard) MouseIn(e *desktop.MouseEvent) {
+	if c.hover != nil {
+		c.hover.Show()
+	}
+	c.MouseMoved(e)
+}
+
+// MouseMoved is part of desktop.Hoverable.
+func (c *albumCard) MouseMoved(e *desktop.MouseEvent) {
+	if c.album != nil {
+		c.p.u.tips.want(c, c.album.title+" — "+c.album.artist, e.AbsolutePosition)
+	}
+}
+
+// MouseOut is part of desktop.Hoverable.
+func (c *albumCard) MouseOut() {
+	if c.hover != nil {
+		c.hover.Hide()
+	}
+	c.p.u.tips.hide(c)
 }
 
 func (c *albumCard) bind(id int) {

@@ -45,9 +45,10 @@ type noticeBar struct {
 	// twice.
 	rows map[fyne.CanvasObject]noticeRow
 
-	problems []problem
-	button   *widget.Button // the header's: opens the problems list, shows how many
-	popup    *widget.PopUp
+	problems  []problem
+	button    *widget.Button // the header's: opens the problems list, shows how many
+	tipButton *tipButton     // the same, as it is laid out
+	popup     *widget.PopUp
 }
 
 // noticeRow is what one toast shows.
@@ -66,7 +67,8 @@ type problem struct {
 func newNoticeBar(u *UI) *noticeBar {
 	n := &noticeBar{u: u, view: container.New(&toastLayout{u: u}),
 		fromApp: map[fyne.CanvasObject][]uint64{}, rows: map[fyne.CanvasObject]noticeRow{}}
-	n.button = widget.NewButtonWithIcon("", theme.NewErrorThemedResource(theme.WarningIcon()), n.showProblems)
+	n.tipButton = u.newTipButton("", theme.NewErrorThemedResource(theme.WarningIcon()), "Problems: what went wrong lately", n.showProblems)
+	n.button = &n.tipButton.Button
 	n.button.Importance = widget.LowImportance
 	n.button.Hide()
 	return n

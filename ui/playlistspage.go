@@ -62,9 +62,10 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 	p.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() { p.playOpen(0, false) })
 	p.play.Importance = widget.HighImportance
 	p.queue = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { p.playOpen(0, true) })
-	p.more = widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), p.showMore)
+	more := u.newTipButton("", theme.MoreHorizontalIcon(), "Rename, delete, export", p.showMore)
+	p.more = &more.Button
 	p.more.Importance = widget.LowImportance
-	head := container.NewVBox(p.title, secondary(p.info), container.NewHBox(p.play, p.queue, p.more))
+	head := container.NewVBox(p.title, secondary(p.info), container.NewHBox(p.play, p.queue, more))
 	p.entries = newPlaylistList(p)
 	p.hint = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.hint.Wrapping = fyne.TextWrapWord

@@ -654,7 +654,7 @@ type trackRow struct {
 	cells                [numColumns]*cell
 	icon                 *widget.Icon
 	heart                *heartCell
-	bg, focus            *canvas.Rectangle
+	bg, focus, hover     *canvas.Rectangle
 	dropAbove, dropBelow *canvas.Rectangle
 	mods                 fyne.KeyModifier // of the mouse button press being handled
 }
@@ -674,6 +674,9 @@ func newTrackRow(tl *trackList) *trackRow {
 	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameSelection))
 	r.bg.CornerRadius = 4
 	r.bg.Hide()
+	r.hover = canvas.NewRectangle(theme.Color(theme.ColorNameHover))
+	r.hover.CornerRadius = 4
+	r.hover.Hide()
 	r.focus = canvas.NewRectangle(color0)
 	r.focus.StrokeColor = theme.Color(theme.ColorNameFocus)
 	r.focus.StrokeWidth = 1
@@ -705,7 +708,7 @@ func (r *trackRow) CreateRenderer() fyne.WidgetRenderer {
 		}
 	}
 	cells := container.New(colLayout{visible: &r.tl.visible}, objs...)
-	return widget.NewSimpleRenderer(container.NewStack(r.bg, r.focus, cells,
+	return widget.NewSimpleRenderer(container.NewStack(r.hover, r.bg, r.focus, cells,
 		container.New(dropLines{}, r.dropAbove, r.dropBelow)))
 }
 
@@ -785,6 +788,42 @@ func (r *trackRow) bind(id int) {
 
 // MouseDown notes the modifier keys of a click for Tapped.
 func (r *trackRow) MouseDown(e *desktop.MouseEvent) { r.mods = e.Modifier }
+
+// MouseIn highlights the row and shows the text of a cell cut short
+// under the mouse in full.
+func (r *trackRow) MouseIn(e *desktop.MouseEvent) {
+	r.hover.Show()
+	r.MouseMoved(e)
+}
+
+// MouseMoved is part of desktop.Hoverable.
+func (r *trackRow) MouseMoved(e *desktop.MouseEvent) {
+	r.tl.u.tips.want(r, r.cutTextAt(e.Position), e.AbsolutePosition)
+}
+
+// MouseOut is part of desktop.Hoverable.
+func (r *trackRow) MouseOut() {
+	r.hover.Hide()
+	r.tl.u.tips.hide(r)
+}
+
+// cutTextAt is the full text of the cell at pos (in the row) when it is
+// shown cut with an ellipsis, else "".
+func (r *trackRow) cutTextAt(pos fyne.Position) string {
+	for c, cl := range r.cells {
+		if !r.tl.visible.has(column(c)) || !cl.Visible() {
+			continue
+		}
+		p := cl.Position()
+		if column(c) == colPos || column(c) == colTrackNo {
+			continue
+		}
+		if pos.X >= p.X && pos.X < p.X+cl.Size().Width && cl.cut() {
+			return cl.text
+		}
+	}
+	return ""
+}
 
 // MouseUp is part of desktop.Mouseable.
 func (r *trackRow) MouseUp(*desktop.MouseEvent) {}

@@ -271,7 +271,7 @@ func (u *UI) build() {
 	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
 	// the header keeps the search field's height where it is hidden, so
 	// the pages do not jump
-	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.button, u.searchBox),
+	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.tipButton, u.searchBox),
 		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
 			container.NewHBox(u.pageTitle, secondary(u.pageSub))))
 
@@ -371,7 +371,9 @@ func (u *UI) refreshHeader() {
 	case PageQueue:
 		sub = plural(u.st.QueueLen, "track", "tracks")
 	case PageNowPlaying:
-		title = ""
+		if u.st.Track != nil && u.st.Owner != "" && u.st.Owner != u.st.DeviceID {
+			sub = "on " + ownerName(u.st)
+		}
 	case PageDevices:
 		sub = plural(len(u.st.Devices), "device", "devices")
 	}
