@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -37,8 +39,31 @@ func runGUI(a *app.App, opts options) error {
 	// failures to register it.
 	hasTray := isDesk && trayHost()
 	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
-	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray)})
+	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray),
+		Prefs: newViewPrefs(fa.Preferences(), opts.dataDir)})
 	w := u.Window()
+
+	// The window opens as large as, and where, it was last closed.
+	ws := newWindowState(fa.Preferences(), opts.dataDir)
+	ws.restoreSize(w)
+	fa.Lifecycle().SetOnStarted(func() {
+		if err := ws.restorePlace(w); err != nil {
+			log.Info("window placed by the desktop", "reason", err)
+		}
+	})
+	quit := func() {
+		ws.save(w)
+		fa.Quit()
+	}
+	// SIGTERM (a logout, systemd, kill) quits like the window's close.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		if _, ok := <-sig; ok {
+			fyne.Do(quit)
+		}
+	}()
 
 	show := func() {
 		w.Show()
@@ -55,11 +80,11 @@ func runGUI(a *app.App, opts options) error {
 	setRaise(raise("ctl")) // a second launch
 	defer setRaise(nil)
 
-	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(fa.Quit) }, log)
+	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(quit) }, log)
 	defer stopMPRIS()
 
 	if hasTray {
-		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: fa.Quit}, log)
+		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: quit}, log)
 		defer stopTray()
 		// A click on the tray icon shows the window. This sets a close
 		// intercept of its own (hide), replaced by ours below.
@@ -70,11 +95,12 @@ func runGUI(a *app.App, opts options) error {
 		// The tray must be there now (a tray host may have gone away since
 		// the launch), or the hidden window could not come back.
 		if hasTray && ctt.on() && trayHost() {
+			ws.save(w)
 			w.Hide()
 			log.Info("window closed to the tray; furudesk keeps running")
 			return
 		}
-		fa.Quit()
+		quit()
 	})
 
 	// The app ending by itself (a fatal storage error) ends the window too.
@@ -82,7 +108,7 @@ func runGUI(a *app.App, opts options) error {
 	go func() {
 		select {
 		case <-a.Done():
-			fyne.Do(fa.Quit)
+			fyne.Do(quit)
 		case <-ran:
 		}
 	}()

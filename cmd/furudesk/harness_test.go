@@ -305,9 +305,11 @@ type node struct {
 	env    []string
 	cmd    *exec.Cmd
 	exited chan struct{}
-	log    *syncBuf
-	id     string
-	rec    *recorder
+	// lastExit is how the process that stop ended last ended.
+	lastExit *os.ProcessState
+	log      *syncBuf
+	id       string
+	rec      *recorder
 }
 
 func freePort(t testing.TB) string {
@@ -355,6 +357,7 @@ func (n *node) stop(kill bool) {
 		_ = n.cmd.Process.Kill()
 		<-n.exited
 	}
+	n.lastExit = n.cmd.ProcessState
 	n.cmd = nil
 }
 
