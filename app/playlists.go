@@ -241,7 +241,7 @@ func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error)
 	out := make([]playlists.Track, 0, len(ids))
 	for _, id := range ids {
 		if t, ok := byID[id]; ok {
-			out = append(out, trackRef(t))
+			out = append(out, playlists.Track{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()})
 			continue
 		}
 		if t, ok := c.knownLocked(id, st.Queue); ok {

@@ -85,6 +85,9 @@ func buildCatalog(ts []library.Track) *catalog {
 	c.rank.albumArtist, c.rank.genre = make([]int32, n), make([]int32, n)
 	for i, o := range order {
 		t := &ts[o]
+		// What the window never shows goes: a collector's library holds
+		// 100,000 paths.
+		t.Path, t.Format, t.Gain, t.ModTime = "", "", library.ReplayGain{}, time.Time{}
 		c.tracks[i] = t
 		c.hay[i] = library.SearchText(*t)
 		c.pos[t] = int32(i)

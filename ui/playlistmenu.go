@@ -20,6 +20,12 @@ func (u *UI) playlistsChanged(st app.Status, first bool) {
 		return
 	}
 	u.plVersion = st.PlaylistsVersion
+	if u.cat == nil {
+		// At launch the library comes first: reading both at once
+		// doubles the work (and the memory) before the window is usable.
+		u.plAfterLibrary = true
+		return
+	}
 	u.loadPlaylists()
 }
 

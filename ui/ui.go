@@ -33,6 +33,10 @@ type Options struct {
 	// Prefs keep the page shown last, each list's sort and columns and the
 	// album grid's order between launches; nil keeps them for this window.
 	Prefs Prefs
+	// Shown, when not nil, is called once on the UI goroutine when the
+	// window first lists the library (tracks: how many), so a front end
+	// can tell how long launching took.
+	Shown func(tracks int)
 }
 
 // Page names of the sidebar, in its order.
@@ -139,7 +143,9 @@ type UI struct {
 	plVersion uint64
 	plLoading bool
 	plAgain   bool
-	plDialog  dialog.Dialog // the last playlist dialog shown (tests)
+	// plAfterLibrary: the lists are read once the library is shown.
+	plAfterLibrary bool
+	plDialog       dialog.Dialog // the last playlist dialog shown (tests)
 
 	tickStop chan struct{}
 	done     chan struct{}
@@ -514,6 +520,10 @@ func (u *UI) loadLibrary() {
 
 func (u *UI) setCatalog(c *catalog) {
 	u.cat = c
+	if f := u.opts.Shown; f != nil {
+		u.opts.Shown = nil
+		defer f(len(c.tracks))
+	}
 	u.tracks.refresh()
 	u.artists.setCatalog(c)
 	u.albums.setCatalog(c)
@@ -522,6 +532,10 @@ func (u *UI) setCatalog(c *catalog) {
 	u.refreshHeader()
 	u.np.update(u.st, false)
 	u.playDemo()
+	if u.plAfterLibrary {
+		u.plAfterLibrary = false
+		u.loadPlaylists()
+	}
 }
 
 // libraryLists are the lists of the library's pages.

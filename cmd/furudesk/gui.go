@@ -4,7 +4,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -16,6 +18,10 @@ import (
 	"github.com/furudesk/furudesk/assets"
 	"github.com/furudesk/furudesk/ui"
 )
+
+// processStart is when this process started (near enough: when its
+// package variables were set), for the launch time the log reports.
+var processStart = time.Now()
 
 // appID is the reverse-DNS id of FyneApp.toml; Fyne keys preferences by it.
 const appID = "org.furudesk.furudesk"
@@ -40,7 +46,13 @@ func runGUI(a *app.App, opts options) error {
 	hasTray := isDesk && trayHost()
 	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
 	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray),
-		Prefs: newViewPrefs(fa.Preferences(), opts.dataDir)})
+		Prefs: newViewPrefs(fa.Preferences(), opts.dataDir),
+		Shown: func(n int) {
+			log.Info("library shown", "tracks", n, "since_start", time.Since(processStart).Round(time.Millisecond))
+			// Reading a large library left much garbage behind: give
+			// its pages back now rather than keep them for good.
+			go debug.FreeOSMemory()
+		}})
 	w := u.Window()
 
 	// The window opens as large as, and where, it was last closed.
