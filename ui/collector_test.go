@@ -566,3 +566,40 @@ func TestTooltips(t *testing.T) {
 	}
 	r.MouseOut()
 }
+
+// Tab reaches every control: the sidebar, the search field, the column
+// headers, the list, the bar's cover and title, its buttons and sliders.
+func TestTabReachesEveryControl(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	c := h.u.win.Canvas()
+	seen := map[fyne.Focusable]bool{}
+	for range 200 {
+		c.FocusNext()
+		if f := c.Focused(); f != nil {
+			seen[f] = true
+		}
+	}
+	var heart, play *tipButton
+	for _, b := range find[*tipButton](h.u.np.view, nil) {
+		switch &b.Button {
+		case h.u.np.heart:
+			heart = b
+		case h.u.np.play:
+			play = b
+		}
+	}
+	want := map[string]fyne.Focusable{
+		"the sidebar": h.u.nav, "the search field": h.u.search, "the track list": h.u.tracks.list.list,
+		"the title's header": h.u.tracks.list.hdr[colTitle], "the cover and title": find[*tapArea](h.u.np.view, nil)[0],
+		"play": play, "the heart": heart, "the seek slider": h.u.np.seek, "the volume": h.u.np.volume,
+	}
+	for what, f := range want {
+		if f == nil || !seen[f] {
+			t.Errorf("Tab never reaches %s", what)
+		}
+	}
+	if seen[h.u.tracks.list.hdr[colHeart]] {
+		t.Error("Tab stops on a header that does not sort")
+	}
+}

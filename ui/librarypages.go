@@ -241,6 +241,13 @@ func newAlbumsPage(u *UI) *albumsPage {
 		func() int { return len(p.albums) },
 		func() fyne.CanvasObject { return newAlbumCard(p) },
 		func(id widget.GridWrapItemID, o fyne.CanvasObject) { o.(*albumCard).bind(id) })
+	// The keyboard: Tab to the grid, the arrows, Space opens an album.
+	p.grid.OnSelected = func(id widget.GridWrapItemID) {
+		p.grid.UnselectAll()
+		if id >= 0 && id < len(p.albums) {
+			p.openAlbum(p.albums[id])
+		}
+	}
 
 	p.dCover = canvas.NewImageFromImage(nil)
 	p.dCover.FillMode = canvas.ImageFillContain

@@ -215,7 +215,7 @@ func (n *noticeBar) showProblems() {
 		n.problems = nil
 		n.showCount()
 	})
-	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { n.popup.Hide() })
+	closeBtn := n.u.newTipButton("", theme.CancelIcon(), "Close", func() { n.popup.Hide() })
 	closeBtn.Importance = widget.LowImportance
 	head := container.NewBorder(nil, nil, nil, container.NewHBox(clearAll, closeBtn), title)
 	content := container.NewBorder(head, nil, nil, nil, container.NewVScroll(box))
@@ -265,7 +265,7 @@ func newToast(n *noticeBar, text string, isErr bool, action string, do func()) *
 	bg.StrokeWidth = 1
 	shadow := canvas.NewRectangle(color.NRGBA{A: 0x40})
 	shadow.CornerRadius = theme.InputRadiusSize()
-	closeBtn := widget.NewButtonWithIcon("", theme.CancelIcon(), func() { n.remove(t) })
+	closeBtn := n.u.newTipButton("", theme.CancelIcon(), "Dismiss", func() { n.remove(t) })
 	closeBtn.Importance = widget.LowImportance
 	right := container.NewHBox(closeBtn)
 	if action != "" {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"image/color"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -178,6 +179,8 @@ type tapArea struct {
 	onTap   func()
 	tip     func() string
 	u       *UI
+	focused bool
+	ring    *canvas.Rectangle
 }
 
 func newTapArea(u *UI, content fyne.CanvasObject, tip func() string, onTap func()) *tapArea {
@@ -186,7 +189,34 @@ func newTapArea(u *UI, content fyne.CanvasObject, tip func() string, onTap func(
 	return t
 }
 
-func (t *tapArea) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(t.content) }
+func (t *tapArea) CreateRenderer() fyne.WidgetRenderer {
+	t.ring = canvas.NewRectangle(color.Transparent)
+	t.ring.StrokeColor = theme.Color(theme.ColorNameFocus)
+	t.ring.StrokeWidth = 1
+	t.ring.CornerRadius = 4
+	t.ring.Hide()
+	return &tapRenderer{t: t, objs: []fyne.CanvasObject{t.content, t.ring}}
+}
+
+type tapRenderer struct {
+	t    *tapArea
+	objs []fyne.CanvasObject
+}
+
+func (r *tapRenderer) Layout(s fyne.Size) {
+	for _, o := range r.objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(s)
+	}
+}
+func (r *tapRenderer) MinSize() fyne.Size { return r.t.content.MinSize() }
+func (r *tapRenderer) Refresh() {
+	r.t.ring.Hidden = !r.t.focused
+	r.t.ring.Refresh()
+	r.t.content.Refresh()
+}
+func (r *tapRenderer) Objects() []fyne.CanvasObject { return r.objs }
+func (r *tapRenderer) Destroy()                     {}
 
 // Tapped runs the area's action.
 func (t *tapArea) Tapped(*fyne.PointEvent) {
@@ -205,3 +235,29 @@ func (t *tapArea) MouseMoved(e *desktop.MouseEvent) { t.u.tips.want(t, t.tip(), 
 
 // MouseOut is part of desktop.Hoverable.
 func (t *tapArea) MouseOut() { t.u.tips.hide(t) }
+
+// FocusGained is part of fyne.Focusable: Tab reaches the area, Enter or
+// Space runs it.
+func (t *tapArea) FocusGained() {
+	t.focused = true
+	t.Refresh()
+}
+
+// FocusLost is part of fyne.Focusable.
+func (t *tapArea) FocusLost() {
+	t.focused = false
+	t.Refresh()
+}
+
+// TypedRune is part of fyne.Focusable.
+func (t *tapArea) TypedRune(rune) {}
+
+// TypedKey runs the area on Enter or Space.
+func (t *tapArea) TypedKey(e *fyne.KeyEvent) {
+	switch e.Name {
+	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
+		t.onTap()
+	default:
+		t.u.typedKey(e)
+	}
+}

@@ -550,10 +550,11 @@ func (l *keyList) KeyUp(e *fyne.KeyEvent) {
 // sorted by it, an arrow. A click sorts; a right-click chooses columns.
 type headerCell struct {
 	widget.BaseWidget
-	tl    *trackList
-	c     column
-	label *canvas.Text
-	arrow *widget.Icon
+	tl      *trackList
+	c       column
+	label   *canvas.Text
+	arrow   *widget.Icon
+	focused bool
 }
 
 func newHeaderCell(tl *trackList, c column) *headerCell {
@@ -620,6 +621,9 @@ func (r *headerRenderer) MinSize() fyne.Size {
 
 func (r *headerRenderer) Refresh() {
 	r.h.label.Color = themeColor(colorNameSecondary)
+	if r.h.focused {
+		r.h.label.Color = theme.Color(theme.ColorNamePrimary)
+	}
 	r.h.label.Refresh()
 	r.Layout(r.h.Size())
 }
@@ -635,6 +639,46 @@ func (h *headerCell) Tapped(*fyne.PointEvent) { h.tl.sortBy(h.c) }
 // TappedSecondary chooses the columns.
 func (h *headerCell) TappedSecondary(e *fyne.PointEvent) {
 	widget.ShowPopUpMenuAtPosition(h.tl.columnsMenu(), fyne.CurrentApp().Driver().CanvasForObject(h), e.AbsolutePosition)
+}
+
+// FocusGained is part of fyne.Focusable: Tab reaches the headers, Enter
+// or Space sorts by the column, the menu key chooses the columns.
+func (h *headerCell) FocusGained() {
+	h.focused = true
+	h.label.Color = theme.Color(theme.ColorNamePrimary)
+	h.label.Refresh()
+}
+
+// FocusLost is part of fyne.Focusable.
+func (h *headerCell) FocusLost() {
+	h.focused = false
+	h.Refresh()
+}
+
+// TypedRune is part of fyne.Focusable.
+func (h *headerCell) TypedRune(rune) {}
+
+// Disabled is part of fyne.Disableable: Tab skips the headers of a list
+// that does not sort by them.
+func (h *headerCell) Disabled() bool { return !h.tl.sortable || !colDefs[h.c].sortable }
+
+// Enable and Disable are part of fyne.Disableable; a header is enabled
+// by what its list allows.
+func (h *headerCell) Enable()  {}
+func (h *headerCell) Disable() {}
+
+// TypedKey sorts on Enter or Space and opens the column chooser on the
+// menu key.
+func (h *headerCell) TypedKey(e *fyne.KeyEvent) {
+	switch e.Name {
+	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
+		h.tl.sortBy(h.c)
+	case desktop.KeyMenu:
+		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(h).AddXY(0, h.Size().Height)
+		widget.ShowPopUpMenuAtPosition(h.tl.columnsMenu(), fyne.CurrentApp().Driver().CanvasForObject(h), pos)
+	default:
+		h.tl.u.typedKey(e)
+	}
 }
 
 // Cursor is part of desktop.Cursorable: a sortable column's header is a
