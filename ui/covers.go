@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 
 	"github.com/furudesk/furudesk/library"
 )
@@ -145,6 +146,31 @@ func (c *coverCache) store(id string, img image.Image) {
 	for _, w := range ws {
 		w(img)
 	}
+}
+
+// coverView shows the cover of a key (a content id or an album id) in an
+// image: a cached cover at once, else none until it has loaded, unless
+// another key was shown meanwhile.
+type coverView struct {
+	img *canvas.Image
+	key string
+	set bool
+}
+
+// show shows the cover of key from the cache c.
+func (v *coverView) show(c *coverCache, key string) {
+	if v.set && key == v.key {
+		return
+	}
+	v.key, v.set = key, true
+	img, _ := c.get(key, func(img image.Image) {
+		if v.key == key {
+			v.img.Image = img
+			v.img.Refresh()
+		}
+	})
+	v.img.Image = img
+	v.img.Refresh()
 }
 
 // decodeCover decodes image bytes and shrinks them to at most

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"slices"
 	"strings"
 	"time"
@@ -222,6 +221,7 @@ type albumsPage struct {
 
 	detail                 fyne.CanvasObject
 	dCover                 *canvas.Image
+	dCoverV                coverView
 	dTitle, dArtist, dInfo *widget.Label
 	order                  *widget.Select // the grid's order
 	orderBy                string
@@ -341,15 +341,8 @@ func (p *albumsPage) openAlbum(a *albumEntry) {
 		info = itoa(a.year) + " · " + info
 	}
 	p.dInfo.SetText(info)
-	id := a.coverID
-	img, _ := p.u.covers.get(id, func(img image.Image) {
-		if p.open == a {
-			p.dCover.Image = img
-			p.dCover.Refresh()
-		}
-	})
-	p.dCover.Image = img
-	p.dCover.Refresh()
+	p.dCoverV.img = p.dCover
+	p.dCoverV.show(p.u.covers, a.coverID)
 	p.tracks.set(a.tracks)
 	p.gridV.Hide()
 	p.detail.Show()
@@ -370,6 +363,7 @@ type albumCard struct {
 	id            int
 	album         *albumEntry
 	cover         *canvas.Image
+	coverV        coverView
 	title, artist *widget.Label
 	hover         *canvas.Rectangle
 }
@@ -434,14 +428,8 @@ func (c *albumCard) bind(id int) {
 	c.album = a
 	c.title.SetText(a.title)
 	c.artist.SetText(a.artist)
-	img, _ := c.p.u.covers.get(a.coverID, func(img image.Image) {
-		if c.album == a {
-			c.cover.Image = img
-			c.cover.Refresh()
-		}
-	})
-	c.cover.Image = img
-	c.cover.Refresh()
+	c.coverV.img = c.cover
+	c.coverV.show(c.p.u.covers, a.coverID)
 }
 
 // Tapped opens the album.

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"path/filepath"
 	"strings"
 	"time"
@@ -26,7 +25,7 @@ type nowPlaying struct {
 	view fyne.CanvasObject
 
 	cover      *canvas.Image
-	coverID    string
+	coverV     coverView
 	title, sub *widget.Label
 	heart      *widget.Button // likes or unlikes the current track
 
@@ -245,22 +244,9 @@ func setToggle(b *widget.Button, on bool) {
 	}
 }
 
-func (n *nowPlaying) setCover(id string) {
-	if id == n.coverID {
-		return
-	}
-	n.coverID = id
-	img, ok := n.u.covers.get(id, func(img image.Image) {
-		if n.coverID == id {
-			n.cover.Image = img
-			n.cover.Refresh()
-		}
-	})
-	if !ok {
-		img = nil
-	}
-	n.cover.Image = img
-	n.cover.Refresh()
+func (n *nowPlaying) setCover(key string) {
+	n.coverV.img = n.cover
+	n.coverV.show(n.u.covers, key)
 }
 
 // showPosition redraws the elapsed time and the slider from the

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"slices"
 
 	"fyne.io/fyne/v2"
@@ -19,10 +18,10 @@ import (
 // large, the title, the artists and the album as links (to the artist,
 // to the album), the device it plays on, and the queue up next.
 type nowPlayingView struct {
-	u     *UI
-	view  fyne.CanvasObject
-	cover *canvas.Image
-	key   string // the cover shown
+	u      *UI
+	view   fyne.CanvasObject
+	cover  *canvas.Image
+	coverV coverView
 
 	title   *widget.Label
 	artists *fyne.Container // a link per artist
@@ -166,18 +165,8 @@ func (v *nowPlayingView) render() {
 }
 
 func (v *nowPlayingView) setCover(key string) {
-	if key == v.key {
-		return
-	}
-	v.key = key
-	img, _ := v.u.covers.get(key, func(img image.Image) {
-		if v.key == key {
-			v.cover.Image = img
-			v.cover.Refresh()
-		}
-	})
-	v.cover.Image = img
-	v.cover.Refresh()
+	v.coverV.img = v.cover
+	v.coverV.show(v.u.covers, key)
 }
 
 // openAlbum goes to the album of the track playing.

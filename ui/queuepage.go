@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"slices"
 
 	"fyne.io/fyne/v2"
@@ -34,6 +33,7 @@ type queuePage struct {
 	tabs              *container.AppTabs
 	nextTab, histTab  *container.TabItem
 	nowCover          *canvas.Image
+	nowCoverV         coverView
 	nowTitle, nowSub  *widget.Label
 	nowBox            fyne.CanvasObject
 	empty             fyne.CanvasObject
@@ -63,6 +63,7 @@ func newQueuePage(u *UI) *queuePage {
 	p.nowCover = canvas.NewImageFromImage(nil)
 	p.nowCover.FillMode = canvas.ImageFillContain
 	p.nowCover.CornerRadius = 4
+	p.nowCoverV.img = p.nowCover
 	ph := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	ph.CornerRadius = 4
 	cover := container.New(fixedSize{fyne.NewSize(48, 48)}, ph, p.nowCover)
@@ -173,20 +174,11 @@ func (p *queuePage) render() {
 			sub += " — " + it.Album
 		}
 		p.nowSub.SetText(sub)
-		key := u.cat.coverKey(it.ContentID, it.Album)
-		img, _ := u.covers.get(key, func(img image.Image) {
-			if p.index >= 0 && p.index < len(p.items) && p.items[p.index].ContentID == it.ContentID {
-				p.nowCover.Image = img
-				p.nowCover.Refresh()
-			}
-		})
-		p.nowCover.Image = img
-		p.nowCover.Refresh()
+		p.nowCoverV.show(u.covers, u.cat.coverKey(it.ContentID, it.Album))
 	} else {
 		p.nowTitle.SetText("Nothing playing")
 		p.nowSub.SetText("")
-		p.nowCover.Image = nil
-		p.nowCover.Refresh()
+		p.nowCoverV.show(u.covers, "")
 	}
 	if len(p.items) == 0 {
 		p.empty.Show()
