@@ -338,8 +338,8 @@ func orUntitled(s string) string {
 	return s
 }
 
-// colLayout lays a row's cells (one per column, in column order) out like
-// columnsLayout, leaving hidden columns out: fixed columns keep their
+// colLayout lays a row's cells (one per column, in column order) out side
+// by side, leaving hidden columns out: fixed columns keep their
 // width, the others share the rest by weight.
 type colLayout struct {
 	visible *colSet // shared by a list's header and rows

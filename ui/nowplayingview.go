@@ -58,8 +58,7 @@ func newNowPlayingView(u *UI) *nowPlayingView {
 	queue := widget.NewButtonWithIcon("Open the queue", iconQueue, func() { u.showPage(PageQueue) })
 	queue.Importance = widget.LowImportance
 
-	var tl *trackList
-	tl = newTrackList(u, listConfig{view: "nowplaying", allowed: listColumns, defaults: colsOf(colPos, colTitle, colArtist, colTime)}, listHooks{
+	tl := newTrackList(u, listConfig{view: "nowplaying", allowed: listColumns, defaults: colsOf(colPos, colTitle, colArtist, colTime)}, listHooks{
 		activate: func(rows []int) {
 			q := v.nextIdx[rows[0]]
 			u.run("Could not play that track", func() error { return u.b.JumpTo(q) })
