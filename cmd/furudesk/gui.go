@@ -3,9 +3,7 @@ package main
 import (
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -55,27 +53,24 @@ func runGUI(a *app.App, opts options) error {
 		}})
 	w := u.Window()
 
-	// The window opens as large as, and where, it was last closed.
+	// The window opens as large as, and where, it was last left: its size
+	// and place are saved whenever it stays put after a change, so
+	// however furudesk ends they are kept.
 	ws := newWindowState(fa.Preferences(), opts.dataDir)
+	ws.saved = func() {
+		size, _ := ws.size()
+		x, y, _ := ws.pos()
+		log.Debug("window state saved", "x", x, "y", y, "w", size.Width, "h", size.Height)
+	}
 	ws.restoreSize(w)
 	fa.Lifecycle().SetOnStarted(func() {
 		if err := ws.restorePlace(w); err != nil {
 			log.Info("window placed by the desktop", "reason", err)
+		} else if x, y, ok := ws.pos(); ok {
+			log.Debug("window placed where it was", "x", x, "y", y)
 		}
+		ws.follow(w)
 	})
-	quit := func() {
-		ws.save(w)
-		fa.Quit()
-	}
-	// SIGTERM (a logout, systemd, kill) quits like the window's close.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		if _, ok := <-sig; ok {
-			fyne.Do(quit)
-		}
-	}()
 
 	show := func() {
 		w.Show()
@@ -92,11 +87,11 @@ func runGUI(a *app.App, opts options) error {
 	setRaise(raise("ctl")) // a second launch
 	defer setRaise(nil)
 
-	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(quit) }, log)
+	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(fa.Quit) }, log)
 	defer stopMPRIS()
 
 	if hasTray {
-		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: quit}, log)
+		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: fa.Quit}, log)
 		defer stopTray()
 		// A click on the tray icon shows the window. This sets a close
 		// intercept of its own (hide), replaced by ours below.
@@ -106,13 +101,13 @@ func runGUI(a *app.App, opts options) error {
 	w.SetCloseIntercept(func() {
 		// The tray must be there now (a tray host may have gone away since
 		// the launch), or the hidden window could not come back.
+		ws.save(w)
 		if hasTray && ctt.on() && trayHost() {
-			ws.save(w)
 			w.Hide()
 			log.Info("window closed to the tray; furudesk keeps running")
 			return
 		}
-		quit()
+		fa.Quit()
 	})
 
 	// The app ending by itself (a fatal storage error) ends the window too.
@@ -120,7 +115,7 @@ func runGUI(a *app.App, opts options) error {
 	go func() {
 		select {
 		case <-a.Done():
-			fyne.Do(quit)
+			fyne.Do(fa.Quit)
 		case <-ran:
 		}
 	}()

@@ -180,7 +180,7 @@ func TestQueueDragAndWindowPlaceOnARealDesktop(t *testing.T) {
 	prefs, _ := json.Marshal(map[string]any{"view." + dataDirKey(dir) + ".page": "Queue"})
 	mustWrite(t, filepath.Join(prefsDir, "preferences.json"), prefs)
 
-	args := []string{"--data-dir", dir, "--mdns=false", "--listen", "127.0.0.1:0"}
+	args := []string{"-v", "--data-dir", dir, "--mdns=false", "--listen", "127.0.0.1:0"}
 	n := &node{t: t, name: "window", dir: dir, env: env, args: args}
 	n.start()
 	t.Cleanup(func() { n.stop(false) })
@@ -240,21 +240,41 @@ func TestQueueDragAndWindowPlaceOnARealDesktop(t *testing.T) {
 	x.run("xdotool", "windowmove", win, "230", "140")
 	before := x.settle(win)
 	x.shot("placed.png")
+	// furudesk saves the place once the window stays put: wait for it
+	// in Fyne's preferences file.
+	saved := fmt.Sprintf(`"window.%s":"%d,%d,%d,%d"`, dataDirKey(dir), before[0], before[1], before[2], before[3])
+	waitFor(t, 20*time.Second, "furudesk to save the window's place "+saved, func() bool {
+		b, _ := os.ReadFile(filepath.Join(prefsDir, "preferences.json"))
+		return strings.Contains(string(b), saved)
+	})
 	n.stop(false)
 	if code := exitCode(n); code != 0 {
 		t.Fatalf("furudesk exited %d on SIGINT", code)
 	}
+	firstLog := n.log.String()
 	n.start()
 	win = x.window(n)
 	after := x.settle(win)
 	x.shot("restarted.png")
 	if after != before {
-		t.Fatalf("the window was at %v (x, y, w, h), after a restart at %v", before, after)
+		t.Fatalf("the window was at %v (x, y, w, h), after a restart at %v\nfirst run:\n%s\nsecond run:\n%s",
+			before, after, grepWindow(firstLog), grepWindow(n.log.String()))
 	}
 	if got := queue(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("after the restart the queue is %v", got)
 	}
-	t.Logf("window at %v before and after the restart", fmt.Sprint(before))
+	t.Logf("window at %v before and after the restart", before)
+}
+
+// grepWindow is what a log says of the window.
+func grepWindow(log string) string {
+	var out []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "window") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // exitCode is how the node's last process ended.

@@ -53,6 +53,28 @@ func setWindowPos(w fyne.Window, x, y int) error {
 	return nil
 }
 
+// followWindow calls moved with the window's new place whenever it moves
+// and resized whenever its size changes (after GLFW's callbacks Fyne set,
+// which it keeps calling).
+func followWindow(w fyne.Window, moved func(x, y int), resized func()) {
+	withGLFW(w, func(g *glfw.Window) {
+		var prevPos glfw.PosCallback
+		prevPos = g.SetPosCallback(func(gw *glfw.Window, x, y int) {
+			if prevPos != nil {
+				prevPos(gw, x, y)
+			}
+			moved(x, y)
+		})
+		var prevSize glfw.SizeCallback
+		prevSize = g.SetSizeCallback(func(gw *glfw.Window, width, height int) {
+			if prevSize != nil {
+				prevSize(gw, width, height)
+			}
+			resized()
+		})
+	})
+}
+
 // onScreen reports whether a window of w×h at x, y shows at least a good
 // part of its top on one of the screens (monitors come and go).
 func onScreen(x, y, w, h int) (ok bool) {

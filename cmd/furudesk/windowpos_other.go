@@ -17,3 +17,5 @@ func setWindowPos(fyne.Window, int, int) error {
 }
 
 func onScreen(x, y, w, h int) bool { return false }
+
+func followWindow(fyne.Window, func(x, y int), func()) {}
