@@ -80,6 +80,16 @@ func (s *session) send(line []byte) {
 	}
 }
 
+// closed reports whether close was called.
+func (s *session) closed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *session) close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
@@ -310,7 +320,9 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 func (n *Node) registerLocked(s *session) (bool, []Event) {
 	var evs []Event
 	if old := n.sessions[s.peer]; old != nil {
-		if !s.outranks(old) && !n.silentLocked(old) {
+		// A session already closed (its end not yet handled) is no
+		// reason to refuse its successor.
+		if !old.closed() && !s.outranks(old) && !n.silentLocked(old) {
 			return false, nil
 		}
 		old.close()
