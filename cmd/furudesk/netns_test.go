@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
 )
 
@@ -177,10 +178,19 @@ func TestTopologiesStayCalm(t *testing.T) {
 			// one of B and C takes over, where A was last heard.
 			C.ctl("seek", "20000")
 			inRange := func(ms int64) bool { return ms > 21_000 && ms < 30_000 }
-			waitFor(t, 15*time.Second, "C shows A playing 21-30 s into the track", func() bool {
-				st := C.status()
-				return st.Playing && !st.OwnerGone && inRange(st.PositionMS) && inRange(A.status().PositionMS)
-			})
+			var cs, as app.Status
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				cs, as = C.status(), A.status()
+				if cs.Playing && !cs.OwnerGone && inRange(cs.PositionMS) && inRange(as.PositionMS) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("after the seek: C shows playing %v gone %v at %d ms (notices %v), A at %d ms playing %v claim %v (C's claim %v)",
+						cs.Playing, cs.OwnerGone, cs.PositionMS, cs.Notices, as.PositionMS, as.Playing, as.Claim, cs.Claim)
+				}
+				time.Sleep(100 * time.Millisecond) // polling the statuses
+			}
 			heard := B.status()
 			heardAt := time.Now()
 			A.stop(true)
