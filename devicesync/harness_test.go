@@ -373,3 +373,21 @@ func mkOp(origin engine.DeviceID, seq uint64, hlc int64, kind string, body any) 
 }
 
 func fakeNow() time.Time { return newFakeClock().Now() }
+
+// signedOp is op number seq of key's device in group, signed.
+func signedOp(t testing.TB, key ed25519.PrivateKey, group string, seq uint64, hlc int64, kind string, body any) Op {
+	t.Helper()
+	b, ok := body.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := DeviceIDFromPublicKey(key.Public().(ed25519.PublicKey))
+	o := Op{ID: OpID(id, seq), Origin: id, Seq: seq, HLCms: hlc, Kind: kind, Body: b}
+	if err := signOp(key, group, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

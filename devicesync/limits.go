@@ -26,6 +26,11 @@ const (
 	OnlineWindow = 15 * time.Second
 	// PairRetryWindow is how long a requester keeps asking.
 	PairRetryWindow = 5 * time.Minute
+	// MaxClockSkew is how far ahead of this device's clock a received op
+	// may be dated. Later ops are dropped (and offered again by the next
+	// sync): membership is last-writer-wins by HLC, and an op dated far
+	// ahead would win against every revocation written before that date.
+	MaxClockSkew = 10 * time.Minute
 
 	// maxInbound bounds inbound connections served at once; more are
 	// closed on accept.

@@ -87,7 +87,8 @@ func (c Config) Validate() error {
 var (
 	ErrClosed        = errors.New("devicesync: node closed")
 	ErrUnknownDevice = errors.New("devicesync: not a member of the group")
-	ErrRevokeSelf    = errors.New("devicesync: a device cannot revoke itself")
+	ErrRevokeSelf    = errors.New("devicesync: a device cannot remove itself; leave the group instead")
+	ErrAlone         = errors.New("devicesync: this device is alone in its group")
 	ErrEnvelope      = errors.New("devicesync: snapshot or command without a valid version-1 envelope of this device")
 	ErrGroupFull     = errors.New("devicesync: group has the maximum number of devices")
 )
@@ -126,6 +127,7 @@ type Node struct {
 
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
+		duplicate, unsigned, badSig, unknownOrigin                      atomic.Uint64
 	}
 
 	mu         sync.Mutex
@@ -163,7 +165,7 @@ func New(cfg Config) (*Node, error) {
 		restricted: map[*session]struct{}{},
 		pending:    map[string]*pendingReq{},
 		targets:    map[string]*dialTarget{},
-		glog:       newGroupLog(),
+		glog:       newGroupLog(""),
 	}
 	n.id = DeviceIDFromPublicKey(n.pub)
 	if n.clock == nil {
@@ -327,7 +329,21 @@ func (n *Node) Counters() Counters {
 		Closed:      n.c.closed.Load(),
 		Dropped:     n.c.dropped.Load(),
 		EventsLost:  n.c.events.Load(),
+
+		DuplicateOps:  n.c.duplicate.Load(),
+		UnsignedOps:   n.c.unsigned.Load(),
+		BadSignature:  n.c.badSig.Load(),
+		UnknownOrigin: n.c.unknownOrigin.Load(),
 	}
+}
+
+// countRejects adds what admit refused to the counters.
+func (n *Node) countRejects(r rejects) {
+	n.c.duplicate.Add(uint64(r.duplicate))
+	n.c.unsigned.Add(uint64(r.unsigned))
+	n.c.badSig.Add(uint64(r.badSig))
+	n.c.unknownOrigin.Add(uint64(r.unknown))
+	n.c.dropped.Add(uint64(r.void + r.malformed))
 }
 
 // Devices lists the group's members, this device first, then by id.
@@ -339,13 +355,13 @@ func (n *Node) Devices() []DeviceInfo {
 
 func (n *Node) devicesLocked() []DeviceInfo {
 	now := n.clock.Now()
-	out := []DeviceInfo{{ID: n.id, Name: n.cfg.Name, Addresses: slices.Clone(n.addrs), ProtocolVersion: engine.ProfileVersion, Online: true, Self: true}}
+	out := []DeviceInfo{{ID: n.id, Name: n.cfg.Name, Fingerprint: Fingerprint(n.pub), Addresses: slices.Clone(n.addrs), ProtocolVersion: engine.ProfileVersion, Online: true, Self: true}}
 	for _, id := range n.glog.memberIDs() {
 		if id == n.id {
 			continue
 		}
 		m := n.glog.members[id]
-		d := DeviceInfo{ID: id, Name: m.profile.Name, Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
+		d := DeviceInfo{ID: id, Name: m.profile.Name, Fingerprint: Fingerprint(n.glog.keys[id]), Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
 		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
 			d.Online = true
 		}
@@ -418,7 +434,9 @@ func (n *Node) SendCommand(target engine.DeviceID, stamp engine.CommandStamp, ha
 }
 
 // Revoke removes a member from the group: its connections close at once
-// and it is refused afterwards, here and on every member the op reaches.
+// and it is refused afterwards, here and on every member the op reaches,
+// until a member admits it again through pairing. What it did after the
+// last of its ops this device holds is void.
 func (n *Node) Revoke(id engine.DeviceID) error {
 	n.mu.Lock()
 	if id == n.id {
@@ -441,18 +459,110 @@ func (n *Node) Revoke(id engine.DeviceID) error {
 	return err
 }
 
+// Leave takes this device out of its group: it records its own revocation
+// in the group's log, sends it to the members connected now, and founds a
+// group of its own. Members that are not connected learn it from the
+// others; until then they list this device offline.
+func (n *Node) Leave() error {
+	n.mu.Lock()
+	if n.closed || !n.started {
+		n.mu.Unlock()
+		return ErrClosed
+	}
+	if len(n.glog.members) <= 1 {
+		n.mu.Unlock()
+		return ErrAlone
+	}
+	before := n.membershipKeyLocked()
+	err := n.leaveLocked("left the group")
+	if err == nil {
+		err = n.foundGroupLocked()
+	}
+	var evs []Event
+	if err == nil {
+		evs = n.afterMembershipLocked(before)
+	}
+	n.mu.Unlock()
+	n.emit(evs...)
+	return err
+}
+
+// leaveLocked records this device's revocation of itself in the current
+// group when it has other members, and ends the member connections after
+// they wrote what is queued (that op among it). The caller then switches
+// to another group.
+func (n *Node) leaveLocked(reason string) error {
+	if len(n.glog.members) > 1 && n.glog.isMember(n.id) {
+		b, _ := json.Marshal(revokedBody{Target: n.id, TargetMaxSeqSeen: n.glog.nextSeq(n.id)})
+		if _, err := n.appendLocalLocked(KindRevoked, b); err != nil {
+			return err
+		}
+	}
+	for id, s := range n.sessions {
+		n.log.Info("devicesync: closing connection", "peer", string(id), "reason", reason)
+		s.finishOnce.Do(func() {
+			s.halfClose = true
+			close(s.finishing)
+		})
+	}
+	return nil
+}
+
 // loadGroupLocked restores the persisted group or founds a group of one.
+//
+// A group whose history is not signed was written by a furudesk from before
+// ops were signed. Such a history cannot be trusted: back then any member
+// could write ops in any origin's name, every device took them, and an op
+// forged in a device's own name cannot be told apart from its own, so
+// having each device re-sign "its" ops would re-sign the forgeries too
+// (a device planted that way would stay). The device therefore leaves such
+// a group: it founds a signed group of its own and tells the user, with
+// the names the old group listed, to pair the devices again. Nothing of
+// the old history is kept or relayed.
 func (n *Node) loadGroupLocked() error {
 	group, ops, err := n.cfg.Store.LoadGroup()
 	if err != nil {
 		return fmt.Errorf("devicesync: load group: %w", err)
 	}
-	g := newGroupLog()
+	if group == "" {
+		return n.foundGroupLocked()
+	}
+	g, verr := loadLog(group, ops)
+	switch {
+	case verr != nil:
+		names := legacyNames(ops, n.id)
+		n.log.Warn("devicesync: the stored group's history cannot be verified, founding a new group", "group", group, "reason", verr, "devices", names)
+		text := "This device's group was made by an older furudesk, whose history is not signed and cannot be told apart from forged entries, so this device now starts a group of its own."
+		if len(names) > 0 {
+			text += " Pair your other devices with it again (Devices → Add a device): " + strings.Join(names, ", ") + "."
+		}
+		n.emit(Notice{Text: text})
+		return n.foundGroupLocked()
+	case !g.isMember(n.id):
+		n.log.Info("devicesync: not a member of the stored group, founding a new one", "group", group)
+		return n.foundGroupLocked()
+	}
+	n.group, n.glog = group, g
+	return n.refreshProfileLocked()
+}
+
+// errUnsignedHistory reports a stored log from before ops were signed.
+var errUnsignedHistory = errors.New("devicesync: the group's history is not signed")
+
+// loadLog rebuilds the log of group from stored ops. Only verified ops are
+// ever stored, so only the membership ops are verified again (they are
+// few, and decide everything else); a log with an unsigned op, a failing
+// membership op or no valid root cannot be trusted.
+func loadLog(group string, ops []Op) (*groupLog, error) {
 	valid := ops[:0:0]
 	for _, o := range ops {
-		if o.validate() == nil {
-			valid = append(valid, o)
+		if o.validate() != nil {
+			continue
 		}
+		if len(o.Sig) == 0 {
+			return nil, errUnsignedHistory
+		}
+		valid = append(valid, o)
 	}
 	slices.SortStableFunc(valid, func(a, b Op) int {
 		if c := strings.Compare(string(a.Origin), string(b.Origin)); c != 0 {
@@ -460,26 +570,74 @@ func (n *Node) loadGroupLocked() error {
 		}
 		return cmp.Compare(a.Seq, b.Seq)
 	})
-	g.add(valid)
-	if group == "" || !g.isMember(n.id) {
-		if group != "" {
-			n.log.Info("devicesync: not a member of the stored group, founding a new one", "group", group)
+	g := newGroupLog(group)
+	g.insert(valid)
+	g.derive()
+	for _, o := range valid {
+		if _, isM, ok := parseMembership(group, o); isM {
+			key := g.keyFor(o)
+			if !ok || key == nil || verifyOp(key, group, o) != nil {
+				return nil, fmt.Errorf("devicesync: stored op %s does not verify", o.ID)
+			}
 		}
-		return n.foundGroupLocked()
 	}
-	n.group, n.glog = group, g
-	return n.refreshProfileLocked()
+	if g.root == "" {
+		return nil, errors.New("devicesync: the group's history has no valid root")
+	}
+	return g, nil
 }
 
-// foundGroupLocked makes this device a new group of one.
+// maxLegacyNames bounds the names a notice about an old group lists.
+const maxLegacyNames = 8
+
+// legacyNames lists, sorted, the names of the devices other than self an
+// unsigned log admitted, read the way the version that wrote it did.
+func legacyNames(ops []Op, self engine.DeviceID) []string {
+	names := map[engine.DeviceID]string{}
+	for _, o := range ops {
+		if o.Kind != KindTrusted {
+			continue
+		}
+		var b trustedBody
+		if json.Unmarshal(o.Body, &b) == nil && b.Target != self && ValidDeviceID(b.Target) {
+			if _, ok := names[b.Target]; !ok || b.Name != "" {
+				names[b.Target] = b.Name
+			}
+		}
+	}
+	for _, o := range ops {
+		var b profileBody
+		if _, ok := names[o.Origin]; ok && o.Kind == KindProfileSet && json.Unmarshal(o.Body, &b) == nil && b.DeviceID == o.Origin && b.Name != "" {
+			names[o.Origin] = b.Name
+		}
+	}
+	var out []string
+	for id, name := range names {
+		if name == "" {
+			name = string(id)
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > maxLegacyNames {
+		out = append(out[:maxLegacyNames], "…")
+	}
+	return out
+}
+
+// foundGroupLocked makes this device a new group of one: a fresh nonce
+// gives the group id, and the group's root op, signed by this device,
+// carries the nonce and this device's key.
 func (n *Node) foundGroupLocked() error {
-	group := NewGroupID()
+	nonce := randomHex(16)
+	group := groupIDFor(n.id, nonce)
 	if err := n.cfg.Store.ResetGroup(group); err != nil {
 		return fmt.Errorf("devicesync: reset group: %w", err)
 	}
-	n.group, n.glog = group, newGroupLog()
-	b, _ := json.Marshal(trustedBody{Target: n.id, Key: n.pub, Name: n.cfg.Name})
-	if _, err := n.appendLocalLocked(KindTrusted, b); err != nil {
+	n.group, n.glog = group, newGroupLog(group)
+	b, _ := json.Marshal(rootBody{Key: n.pub, Nonce: nonce, Name: n.cfg.Name})
+	if _, err := n.appendLocalLocked(KindGroupRoot, b); err != nil {
 		return err
 	}
 	return n.refreshProfileLocked()
@@ -501,10 +659,10 @@ func (n *Node) refreshProfileLocked() error {
 	return err
 }
 
-// appendLocalLocked persists and applies a new op of this device and
-// pushes it to the connected members.
+// appendLocalLocked signs, persists and applies a new op of this device
+// and pushes it to the connected members.
 func (n *Node) appendLocalLocked(kind string, body json.RawMessage) (Op, error) {
-	seq := n.glog.vector[n.id] + 1
+	seq := n.glog.nextSeq(n.id)
 	op := Op{
 		ID:     OpID(n.id, seq),
 		Origin: n.id,
@@ -513,10 +671,14 @@ func (n *Node) appendLocalLocked(kind string, body json.RawMessage) (Op, error) 
 		Kind:   kind,
 		Body:   body,
 	}
+	if err := signOp(n.cfg.Key, n.group, &op); err != nil {
+		return Op{}, err
+	}
 	if err := n.cfg.Store.AppendOps([]Op{op}); err != nil {
 		return Op{}, fmt.Errorf("devicesync: persist op: %w", err)
 	}
-	n.glog.add([]Op{op})
+	n.glog.insert([]Op{op})
+	n.glog.derive()
 	n.pushOpsLocked(nil)
 	return op, nil
 }
@@ -535,7 +697,7 @@ func (n *Node) membershipKeyLocked() string {
 // afterMembershipLocked closes sessions of devices that are no longer
 // members, leaves a group that revoked this device, and reports a change.
 func (n *Node) afterMembershipLocked(before string) []Event {
-	if n.glog.isRevoked(n.id) {
+	if !n.glog.isMember(n.id) {
 		n.log.Warn("devicesync: this device was revoked from its group, founding a new one", "group", n.group)
 		n.closeAllLocked("this device was revoked")
 		if err := n.foundGroupLocked(); err != nil {

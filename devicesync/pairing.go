@@ -145,7 +145,7 @@ func (n *Node) Accept(id string, joinTheirs bool) error {
 		p.state = pairJoinRequester
 		resp = pairResponseMsg{Type: typePairResponse, Status: statusJoinRequester, Profile: &self}
 	} else {
-		b, _ := json.Marshal(trustedBody{Target: p.device, Key: p.key, Name: p.name})
+		b, _ := json.Marshal(trustedBody{Target: p.device, Key: p.key, Name: p.name, FromSeq: n.glog.vector[p.device]})
 		before := n.membershipKeyLocked()
 		if _, err := n.appendLocalLocked(KindTrusted, b); err != nil {
 			n.mu.Unlock()
@@ -184,11 +184,11 @@ func (n *Node) Deny(id string) error {
 	return nil
 }
 
-// membershipOpsLocked returns the ops a joining device needs to know the
-// members: trust, revocations and profiles.
+// membershipOpsLocked returns the ops a joining device needs to know and
+// verify the members: the root, trust, revocations and profiles.
 func (n *Node) membershipOpsLocked() []Op {
 	return n.glog.missing(VersionVector{}, MaxOpsPerBatch, func(o Op) bool {
-		return o.Kind == KindTrusted || o.Kind == KindRevoked || o.Kind == KindProfileSet
+		return o.Kind == KindGroupRoot || o.Kind == KindTrusted || o.Kind == KindRevoked || o.Kind == KindProfileSet
 	})
 }
 
@@ -282,7 +282,9 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 }
 
 // joinGroupLocked makes group, with ops as its initial log, this device's
-// group. via must be a member after the ops apply; so must this device.
+// group. The ops are checked like any received ops (admit): via and this
+// device must be members of what they describe. This device leaves its
+// current group first (leaveLocked).
 func (n *Node) joinGroupLocked(group string, ops []Op, via engine.DeviceID) ([]Event, error) {
 	if !validGroupID(group) {
 		return nil, fmt.Errorf("devicesync: invalid group id %q", group)
@@ -290,18 +292,21 @@ func (n *Node) joinGroupLocked(group string, ops []Op, via engine.DeviceID) ([]E
 	if err := validateOps(ops); err != nil {
 		return nil, fmt.Errorf("devicesync: pairing ops: %w", err)
 	}
-	g := newGroupLog()
-	g.add(ops)
-	if !g.isMember(n.id) || !g.isMember(via) {
+	g := newGroupLog(group)
+	added, rej := g.admit(ops, n.clock.Now().Add(MaxClockSkew).UnixMilli())
+	n.countRejects(rej)
+	if g.root == "" || !g.isMember(n.id) || !g.isMember(via) {
 		return nil, errors.New("devicesync: pairing response does not admit this device")
+	}
+	if err := n.leaveLocked("joined another group"); err != nil {
+		return nil, err
 	}
 	if err := n.cfg.Store.ResetGroup(group); err != nil {
 		return nil, fmt.Errorf("devicesync: reset group: %w", err)
 	}
-	if err := n.cfg.Store.AppendOps(ops); err != nil {
+	if err := n.cfg.Store.AppendOps(added); err != nil {
 		return nil, fmt.Errorf("devicesync: persist ops: %w", err)
 	}
-	n.closeAllLocked("joined another group")
 	n.group, n.glog = group, g
 	if err := n.refreshProfileLocked(); err != nil {
 		return nil, err
@@ -492,7 +497,7 @@ func (n *Node) welcomeInviter(tc *tls.Conn, inv invitePayload, resp pairResponse
 	if resp.Profile != nil && resp.Profile.DeviceID == inv.D {
 		name = resp.Profile.Name
 	}
-	b, _ := json.Marshal(trustedBody{Target: inv.D, Key: key, Name: name})
+	b, _ := json.Marshal(trustedBody{Target: inv.D, Key: key, Name: name, FromSeq: n.glog.vector[inv.D]})
 	before := n.membershipKeyLocked()
 	_, err := n.appendLocalLocked(KindTrusted, b)
 	if err != nil {

@@ -180,21 +180,15 @@ func (n *Node) tlsConfig(cert tls.Certificate, verify func(ed25519.PublicKey) er
 
 var (
 	errSelf      = errors.New("devicesync: peer is this device")
-	errRevoked   = errors.New("devicesync: peer was revoked")
 	errNotMember = errors.New("devicesync: peer is not a member of the group")
 	errWrongKey  = errors.New("devicesync: peer key is not the invite's")
 )
 
-// verifyInbound admits members and, for pairing only, unknown devices.
+// verifyInbound admits members and, for pairing only, other devices
+// (a removed device too: it may be invited again).
 func (n *Node) verifyInbound(key ed25519.PublicKey) error {
-	id := DeviceIDFromPublicKey(key)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case id == n.id:
+	if DeviceIDFromPublicKey(key) == n.id {
 		return errSelf
-	case n.glog.isRevoked(id):
-		return errRevoked
 	}
 	return nil
 }
@@ -284,7 +278,7 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 			s.close()
 			return s.peer, false
 		}
-	case !dialed && !n.glog.isRevoked(s.peer):
+	case !dialed:
 		n.restricted[s] = struct{}{}
 		n.mu.Unlock()
 	default:
@@ -456,41 +450,47 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 	return nil, ""
 }
 
-// applyRemoteOpsLocked persists and applies ops a member sent, then
-// delivers commands for this device and relays the ops.
+// applyRemoteOpsLocked checks the ops a member sent (admit), persists and
+// applies those that pass, delivers the commands for this device among
+// them and relays them. Refused ops are dropped and counted; they never
+// close the connection, since a member relays what others wrote.
 func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
-	var fresh []Op
-	seen := VersionVector{}
+	fresh := 0
 	for _, o := range ops {
-		last := max(n.glog.vector[o.Origin], seen[o.Origin])
-		if o.Seq <= last {
-			continue
+		if o.Seq > n.glog.vector[o.Origin] {
+			fresh++
 		}
-		if n.glog.cutoffRefuses(o) {
-			n.c.dropped.Add(1)
-			continue
-		}
-		seen[o.Origin] = o.Seq
-		fresh = append(fresh, o)
-	}
-	if s.peerVector != nil {
-		for k, v := range seen {
-			s.peerVector[k] = max(s.peerVector[k], v)
+		if s.peerVector != nil {
+			s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
 		}
 	}
-	if len(fresh) == 0 {
+	if fresh == 0 {
+		n.c.duplicate.Add(uint64(len(ops)))
 		return nil, ""
 	}
-	if n.glog.count+len(fresh) > MaxLogOps {
-		n.c.dropped.Add(uint64(len(fresh)))
+	if n.glog.count+fresh > MaxLogOps {
+		n.c.dropped.Add(uint64(fresh))
 		return nil, fmt.Sprintf("operation log over %d ops", MaxLogOps)
 	}
-	if err := n.cfg.Store.AppendOps(fresh); err != nil {
+	before := n.membershipKeyLocked()
+	prev := n.glog.vectorCopy()
+	added, rej := n.glog.admit(ops, n.clock.Now().Add(MaxClockSkew).UnixMilli())
+	n.countRejects(rej)
+	if rej.refused() > 0 {
+		n.log.Info("devicesync: refused ops", "peer", string(s.peer), "unsigned", rej.unsigned, "bad_signature", rej.badSig,
+			"unknown_origin", rej.unknown, "void", rej.void, "malformed", rej.malformed)
+	}
+	if len(added) == 0 {
+		return nil, ""
+	}
+	if err := n.cfg.Store.AppendOps(added); err != nil {
+		for _, o := range added {
+			n.glog.truncate(o.Origin, prev[o.Origin])
+		}
+		n.glog.derive()
 		n.log.Error("devicesync: persist ops", "err", err)
 		return nil, "could not persist ops"
 	}
-	before := n.membershipKeyLocked()
-	added := n.glog.add(fresh)
 	evs := n.commandEventsLocked(added)
 	evs = append(evs, n.afterMembershipLocked(before)...)
 	n.pushOpsLocked(s)

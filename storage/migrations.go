@@ -211,6 +211,12 @@ END;
 ALTER TABLE transport ADD COLUMN shuffle_seed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE transport ADD COLUMN shuffle_order TEXT NOT NULL DEFAULT '[]';
 `},
+	// Every op is signed by its origin (devicesync). Ops stored before
+	// have no signature: devicesync does not trust such a history and
+	// leaves the group it describes (see devicesync's loadGroupLocked).
+	{name: "op log: signatures", up: `
+ALTER TABLE op_log ADD COLUMN sig BLOB NOT NULL DEFAULT x'';
+`},
 }
 
 // fillSearchText computes tracks.search_text for every track; the update
