@@ -127,7 +127,7 @@ type Node struct {
 
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
-		duplicate, unsigned, badSig, unknownOrigin                      atomic.Uint64
+		duplicate, unsigned, badSig, unknownOrigin                        atomic.Uint64
 	}
 
 	mu         sync.Mutex
