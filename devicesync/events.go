@@ -73,10 +73,9 @@ func (Notice) isEvent()           {}
 // the device is directly connected and was heard within OnlineWindow; it
 // never feeds ownership.
 type DeviceInfo struct {
-	ID          engine.DeviceID
-	Name        string
-	Fingerprint string // of its key, as pairing showed it
-
+	ID              engine.DeviceID
+	Name            string
+	Fingerprint     string // of its key, as pairing showed it
 	Addresses       []string
 	ProtocolVersion int
 	Online          bool

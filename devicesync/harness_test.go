@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -284,11 +287,36 @@ type rawPeer struct {
 // server key.
 func dialRaw(t testing.TB, addr string, key ed25519.PrivateKey) (*rawPeer, error) {
 	t.Helper()
+	return dialRawFrom(t, addr, key, nil)
+}
+
+// otherSource returns a loopback address of its own (127.0.0.2 and up,
+// each call the next) for a client to connect from, as devices at other
+// addresses would. Linux routes all of 127/8 to the loopback interface;
+// elsewhere the test is skipped.
+func otherSource(t testing.TB) net.IP {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("needs the loopback addresses beyond 127.0.0.1 that Linux has")
+	}
+	n := sourceSeq.Add(1)
+	return net.IPv4(127, byte(n/250), byte(2+n%250), 1)
+}
+
+var sourceSeq atomic.Uint32
+
+// dialRawFrom is dialRaw from the local address from (nil: any).
+func dialRawFrom(t testing.TB, addr string, key ed25519.PrivateKey, from net.IP) (*rawPeer, error) {
+	t.Helper()
 	cert, err := selfCertificate(key, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := tls.Dial("tcp", addr, &tls.Config{
+	d := &net.Dialer{Timeout: waitTimeout}
+	if from != nil {
+		d.LocalAddr = &net.TCPAddr{IP: from}
+	}
+	conn, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{
 		MinVersion:         tls.VersionTLS13,
 		Certificates:       []tls.Certificate{cert},
 		NextProtos:         []string{ALPN},

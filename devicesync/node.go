@@ -54,6 +54,9 @@ type Config struct {
 	// PairRetry is how often a requester repeats its pairing request while
 	// the other user decides (zero: DefaultPairRetry).
 	PairRetry time.Duration
+
+	// pairWindow replaces PairWindow in tests that wait for it to pass.
+	pairWindow time.Duration
 }
 
 // Validate names the first invalid field.
@@ -111,6 +114,8 @@ type Node struct {
 	limits Limits
 	sync   time.Duration
 	retry  time.Duration
+	// pairWindow is PairWindow (tests shorten it).
+	pairWindow time.Duration
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -122,8 +127,9 @@ type Node struct {
 	evQueue []Event
 	evWake  chan struct{}
 
-	wake    chan struct{} // dial manager: a target may have become dialable
-	inbound chan struct{} // one token per inbound connection being served
+	wake          chan struct{} // dial manager: a target may have become dialable
+	gate          *gate
+	memberSources atomic.Pointer[map[string]bool] // see memberSource
 
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
@@ -139,7 +145,8 @@ type Node struct {
 	sessions   map[engine.DeviceID]*session // registered member sessions
 	restricted map[*session]struct{}        // unknown peers that may only pair
 	pending    map[string]*pendingReq
-	snapshot   []byte // latest own snapshot line
+	denied     map[string]time.Time // denialKey → when its invite expires
+	snapshot   []byte               // latest own snapshot line
 	targets    map[string]*dialTarget
 	mdns       func()
 }
@@ -160,10 +167,11 @@ func New(cfg Config) (*Node, error) {
 		events:     make(chan Event, 64),
 		evWake:     make(chan struct{}, 1),
 		wake:       make(chan struct{}, 1),
-		inbound:    make(chan struct{}, maxInbound),
+		gate:       newGate(),
 		sessions:   map[engine.DeviceID]*session{},
 		restricted: map[*session]struct{}{},
 		pending:    map[string]*pendingReq{},
+		denied:     map[string]time.Time{},
 		targets:    map[string]*dialTarget{},
 		glog:       newGroupLog(""),
 	}
@@ -184,6 +192,7 @@ func New(cfg Config) (*Node, error) {
 	if n.retry == 0 {
 		n.retry = DefaultPairRetry
 	}
+	n.pairWindow = cmp.Or(cfg.pairWindow, PairWindow)
 	for _, p := range cfg.Peers {
 		n.targets[p] = &dialTarget{addr: p, permanent: true}
 	}

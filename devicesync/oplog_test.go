@@ -2,6 +2,7 @@ package devicesync
 
 import (
 	"testing"
+	"time"
 )
 
 func TestProfileLastWriterWins(t *testing.T) {
@@ -84,5 +85,24 @@ func TestTokenBucket(t *testing.T) {
 	}
 	if !b.allow(now.Add(100 * 1e6)) {
 		t.Fatal("refill after 100ms refused")
+	}
+}
+
+// A byte bucket goes into debt and says how long until it is paid: a
+// member is read slower, not cut off.
+func TestByteBucketDebt(t *testing.T) {
+	now := fakeNow()
+	b := newTokenBucket(1000, 2000, now)
+	if !b.take(2000, now) || b.wait(now) != 0 {
+		t.Fatal("the burst is owed")
+	}
+	if b.take(500, now) {
+		t.Fatal("over the burst is not a debt")
+	}
+	if got := b.wait(now); got != 500*time.Millisecond {
+		t.Fatalf("wait %v, want 500ms", got)
+	}
+	if got := b.wait(now.Add(500 * time.Millisecond)); got != 0 {
+		t.Fatalf("after the wait: %v", got)
 	}
 }

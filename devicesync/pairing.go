@@ -21,6 +21,10 @@ import (
 // stopped retrying.
 const pendingIdle = 30 * time.Second
 
+// maxDenied bounds the denials remembered so that a denied requester's
+// retries get the same answer.
+const maxDenied = 64
+
 // Pairing request states.
 const (
 	pairWaiting = iota
@@ -29,8 +33,10 @@ const (
 	pairDenied
 )
 
-// pendingReq is a pairing request the inviter knows about. Decided requests
-// are kept until their invite expires so retries get the same answer.
+// pendingReq is a pairing request the inviter knows about. An invite has at
+// most one waiting request. Accepted requests are kept until their invite
+// expires so retries get the same answer; a denied one frees its place at
+// once and leaves a denial (Node.denied) behind.
 type pendingReq struct {
 	id           string
 	inviteID     string
@@ -88,11 +94,14 @@ func (n *Node) Pending() []PairingRequest {
 }
 
 func (p *pendingReq) event() PairingRequest {
-	return PairingRequest{ID: p.id, DeviceID: p.device, Name: p.name, GroupConflict: p.conflict}
+	return PairingRequest{ID: p.id, DeviceID: p.device, Name: p.name, Fingerprint: Fingerprint(p.key), GroupConflict: p.conflict}
 }
 
-// expirePendingLocked forgets requests whose invite expired and waiting
-// requests whose requester stopped asking.
+// denialKey names a denial of device's request with invite.
+func denialKey(invite string, device engine.DeviceID) string { return invite + "/" + string(device) }
+
+// expirePendingLocked forgets requests and denials whose invite expired and
+// waiting requests whose requester stopped asking.
 func (n *Node) expirePendingLocked() {
 	now := n.clock.Now()
 	for id, p := range n.pending {
@@ -100,6 +109,22 @@ func (n *Node) expirePendingLocked() {
 			delete(n.pending, id)
 		}
 	}
+	for k, exp := range n.denied {
+		if now.After(exp) {
+			delete(n.denied, k)
+		}
+	}
+}
+
+// waitingLocked counts the requests waiting for the user.
+func (n *Node) waitingLocked() int {
+	k := 0
+	for _, p := range n.pending {
+		if p.state == pairWaiting {
+			k++
+		}
+	}
+	return k
 }
 
 // Accept admits the device of a pending request. Without a group conflict,
@@ -144,6 +169,12 @@ func (n *Node) Accept(id string, joinTheirs bool) error {
 	if p.conflict && joinTheirs {
 		p.state = pairJoinRequester
 		resp = pairResponseMsg{Type: typePairResponse, Status: statusJoinRequester, Profile: &self}
+		if p.session != nil {
+			// The requester answers with its group's log: a large line
+			// the outsider budgets would refuse.
+			p.session.trusted.Store(true)
+			_ = p.session.conn.SetReadDeadline(time.Now().Add(n.pairWindow))
+		}
 	} else {
 		b, _ := json.Marshal(trustedBody{Target: p.device, Key: p.key, Name: p.name, FromSeq: n.glog.vector[p.device]})
 		before := n.membershipKeyLocked()
@@ -167,8 +198,9 @@ func (n *Node) Accept(id string, joinTheirs bool) error {
 	return err
 }
 
-// Deny refuses a pending request; the requester's retries get the same
-// answer until the invite expires.
+// Deny refuses a pending request. It frees the request's place at once
+// (another device may use the invite); the denied device's retries get the
+// same answer until the invite expires.
 func (n *Node) Deny(id string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -176,10 +208,22 @@ func (n *Node) Deny(id string) error {
 	if p == nil || p.state != pairWaiting {
 		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
 	}
-	p.state = pairDenied
-	p.response, _ = encodeLine(pairResponseMsg{Type: typePairResponse, Status: statusDenied}, MaxLineBytes)
+	delete(n.pending, id)
+	n.expirePendingLocked()
+	if len(n.denied) >= maxDenied {
+		var oldest string
+		for k, exp := range n.denied {
+			if oldest == "" || exp.Before(n.denied[oldest]) {
+				oldest = k
+			}
+		}
+		delete(n.denied, oldest)
+	}
+	n.denied[denialKey(p.inviteID, p.device)] = p.expires
 	if p.session != nil {
-		p.session.send(p.response)
+		if line, err := encodeLine(pairResponseMsg{Type: typePairResponse, Status: statusDenied}, MaxLineBytes); err == nil {
+			p.session.send(line)
+		}
 	}
 	return nil
 }
@@ -235,9 +279,20 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	if err != nil || !rec.matches(m.Secret) {
 		n.c.refused.Add(1)
 		reply(statusInvalid)
+		if n.gate.wrongSecret(s.source, time.Now()) {
+			n.log.Warn("devicesync: too many pairing requests with a wrong invite or secret, refusing the address for a while", "remote", s.source)
+		}
 		return nil, "pairing with an unknown invite or a wrong secret"
 	}
+	// The requester knows the secret: it keeps its connection while it
+	// asks again, and is not evicted by strangers.
+	s.ticket.verify()
+	_ = s.conn.SetReadDeadline(time.Now().Add(n.pairWindow))
 	now := n.clock.Now()
+	if exp, ok := n.denied[denialKey(m.InviteID, s.peer)]; ok && !now.After(exp) {
+		reply(statusDenied)
+		return nil, "pairing denied"
+	}
 	for _, p := range n.pending {
 		if p.inviteID == m.InviteID && p.device == s.peer {
 			p.lastSeen, p.session, s.pairReq = now, s, p
@@ -257,7 +312,14 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	case now.After(rec.Expires):
 		reply(statusExpired)
 		return nil, "invite expired"
-	case len(n.pending) >= MaxPendingPairings:
+	}
+	for _, p := range n.pending {
+		if p.inviteID == m.InviteID && p.state == pairWaiting {
+			reply(statusInviteTaken)
+			return nil, "another device's request with this invite waits for the user"
+		}
+	}
+	if n.waitingLocked() >= MaxPendingPairings {
 		reply(statusBusy)
 		return nil, fmt.Sprintf("more than %d pending pairing requests", MaxPendingPairings)
 	}
@@ -277,7 +339,7 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	n.pending[p.id] = p
 	s.pairReq = p
 	reply(statusPending)
-	n.log.Info("devicesync: pairing request", "peer", string(s.peer), "name", p.name, "conflict", p.conflict)
+	n.log.Info("devicesync: pairing request", "peer", string(s.peer), "name", p.name, "fingerprint", Fingerprint(p.key), "conflict", p.conflict)
 	return []Event{p.event()}, ""
 }
 
@@ -456,6 +518,10 @@ func (n *Node) pairAttempt(ctx context.Context, addr string, conf *tls.Config, i
 			return true, ErrInviteExpired
 		case statusBusy:
 			return true, ErrPairBusy
+		case statusInviteTaken:
+			// Another device's request with this invite waits for the
+			// user; if it is denied, this one gets its place.
+			return false, ErrInviteTaken
 		default:
 			return true, ErrInviteInvalid
 		}

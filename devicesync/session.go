@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
@@ -19,7 +20,6 @@ import (
 
 const (
 	handshakeTimeout = 10 * time.Second
-	firstLineTimeout = 10 * time.Second // an unknown peer must ask to pair at once
 	dialTimeout      = 5 * time.Second
 	backoffMin       = 100 * time.Millisecond
 	backoffMax       = 10 * time.Second
@@ -47,6 +47,12 @@ type session struct {
 	// discard what the peer had not read yet of our last lines.
 	halfClose bool
 
+	source string  // remote address, without the port
+	ticket *ticket // inbound: its slot; nil when dialed
+	// trusted lifts the outsider budgets of a restricted session whose
+	// requester the user accepted, and which sends its group's log next.
+	trusted atomic.Bool
+
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
 	lastHeard  time.Time
@@ -57,9 +63,18 @@ func newSession(n *Node, conn *tls.Conn, key ed25519.PublicKey, dialed bool) *se
 	st := conn.ConnectionState()
 	rank, _ := st.ExportKeyingMaterial("EXPORTER-furudesk-connection-rank", nil, 16)
 	return &session{
-		n: n, conn: conn, key: key, peer: DeviceIDFromPublicKey(key), dialed: dialed, rank: rank,
+		n: n, conn: conn, key: key, peer: DeviceIDFromPublicKey(key), dialed: dialed, rank: rank, source: sourceOf(conn.RemoteAddr()),
 		out: make(chan []byte, sendQueueLen), done: make(chan struct{}), finishing: make(chan struct{}),
 	}
+}
+
+// penaltyKey is what a rule broken on s is held against: the member's
+// device, else the source address.
+func (s *session) penaltyKey(member bool) string {
+	if member {
+		return "dev:" + string(s.peer)
+	}
+	return s.source
 }
 
 // send queues a line without blocking. A peer that does not keep up is
@@ -227,33 +242,69 @@ func (n *Node) acceptLoop() {
 			}
 			return
 		}
-		select {
-		case n.inbound <- struct{}{}:
-		default:
-			n.log.Warn("devicesync: closing connection", "remote", c.RemoteAddr().String(), "reason", fmt.Sprintf("more than %d inbound connections", maxInbound))
-			n.c.closed.Add(1)
+		now := time.Now()
+		source := sourceOf(c.RemoteAddr())
+		t, reason := n.gate.arrive(source, n.memberSource(source), now, func() { _ = c.Close() })
+		if t == nil {
+			n.log.Debug("devicesync: closing connection", "remote", c.RemoteAddr().String(), "reason", reason)
+			n.c.refused.Add(1)
 			_ = c.Close()
 			continue
 		}
+		// The handshake, and for a stranger its first valid pair_request,
+		// within PairWindow of its arrival, however it trickles bytes.
+		_ = c.SetDeadline(now.Add(n.pairWindow))
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			defer func() { <-n.inbound }()
-			n.handshakeAndServe(tls.Server(c, conf), false)
+			defer t.release()
+			n.handshakeAndServe(tls.Server(c, conf), t)
 		}()
 	}
 }
 
+// memberSource reports whether source is an address members announce or
+// were connected from.
+func (n *Node) memberSource(source string) bool {
+	m := n.memberSources.Load()
+	return m != nil && (*m)[source]
+}
+
+// updateMemberSourcesLocked recomputes the addresses of memberSource.
+func (n *Node) updateMemberSourcesLocked() {
+	m := map[string]bool{}
+	for id, mem := range n.glog.members {
+		if id == n.id {
+			continue
+		}
+		for _, a := range mem.profile.Addresses {
+			if host, _, err := net.SplitHostPort(a); err == nil {
+				m[host] = true
+			}
+		}
+	}
+	for _, s := range n.sessions {
+		m[s.source] = true
+	}
+	n.memberSources.Store(&m)
+}
+
 // handshakeAndServe completes the handshake and runs the session until it
-// ends. It reports whether a member session was registered.
-func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bool) {
-	_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
+// ends. t is the slot of an inbound connection, nil for one this device
+// dialed. It reports the peer and whether a session was served.
+func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool) {
+	dialed := t == nil
+	if dialed {
+		_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
+	}
 	if err := tc.HandshakeContext(n.ctx); err != nil {
 		n.log.Debug("devicesync: handshake failed", "remote", tc.RemoteAddr().String(), "err", err)
+		if !dialed && n.ctx.Err() == nil {
+			n.gate.penalize(t.source, time.Now())
+		}
 		_ = tc.Close()
 		return "", false
 	}
-	_ = tc.SetDeadline(time.Time{})
 	st := tc.ConnectionState()
 	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
 		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
@@ -263,14 +314,32 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 	}
 	key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
 	s := newSession(n, tc, key, dialed)
+	s.ticket = t
 
 	n.mu.Lock()
+	member := n.glog.isMember(s.peer)
+	var refuse string
 	switch {
 	case n.closed:
+		refuse = "closing"
+	case member && n.gate.barred(s.penaltyKey(true), time.Now()):
+		refuse = "member in backoff after breaking a rule"
+	case member && !dialed && !t.member():
+		refuse = fmt.Sprintf("more than %d member connections", maxMemberConns)
+	case !member && dialed:
+		refuse = "not a member"
+	case !member:
+		refuse = t.outsider()
+	}
+	if refuse != "" {
 		n.mu.Unlock()
+		n.c.refused.Add(1)
+		n.log.Debug("devicesync: closing connection", "peer", string(s.peer), "reason", refuse)
 		s.close()
 		return s.peer, false
-	case n.glog.isMember(s.peer):
+	}
+	if member {
+		_ = tc.SetDeadline(time.Time{})
 		registered, evs := n.registerLocked(s)
 		n.mu.Unlock()
 		n.emit(evs...)
@@ -278,14 +347,9 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 			s.close()
 			return s.peer, false
 		}
-	case !dialed:
+	} else {
 		n.restricted[s] = struct{}{}
 		n.mu.Unlock()
-	default:
-		n.mu.Unlock()
-		n.c.refused.Add(1)
-		s.close()
-		return s.peer, false
 	}
 	n.serve(s)
 	return s.peer, true
@@ -327,52 +391,63 @@ func (n *Node) silentLocked(s *session) bool {
 	return n.clock.Now().Sub(s.lastHeard) > OnlineWindow
 }
 
-// serve reads lines until the connection ends or breaks a rule.
+// serve reads lines until the connection ends or breaks a rule. Every
+// line counts against the peer's budgets, blank and unknown ones too.
 func (n *Node) serve(s *session) {
 	defer n.endSession(s)
-	r := bufio.NewReaderSize(s.conn, 64<<10)
-	bucket := newTokenBucket(n.limits.MessageRate, n.limits.Burst, time.Now())
 	n.mu.Lock()
 	_, restricted := n.restricted[s]
 	n.mu.Unlock()
-	timeout := n.limits.PeerTimeout
+	m := n.newMeter(s)
+	r := bufio.NewReaderSize(m, 64<<10)
+	bucket := newTokenBucket(n.limits.MessageRate, n.limits.Burst, time.Now())
 	if restricted {
-		timeout = firstLineTimeout
+		bucket = newTokenBucket(outsiderMessageRate, outsiderBurst, time.Now())
 		go s.writeLoop()
 	}
 	for {
-		_ = s.conn.SetReadDeadline(time.Now().Add(timeout))
+		if !restricted {
+			_ = s.conn.SetReadDeadline(time.Now().Add(n.limits.PeerTimeout))
+		}
 		line, err := readLine(r, MaxLineBytes)
 		if err != nil {
-			if errors.Is(err, ErrLineTooLong) {
-				n.closeFor(s, "line over the size limit")
-			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			var ne net.Error
+			switch {
+			case errors.Is(err, ErrLineTooLong):
+				n.violation(s, "line over the size limit")
+			case errors.Is(err, errByteRate):
+				n.violation(s, "byte rate over the limit")
+			case errors.Is(err, errConnBudget):
+				n.closeFor(s, "the connection used up its byte budget")
+			case restricted && errors.As(err, &ne) && ne.Timeout() && !s.ticket.isVerified():
+				n.violation(s, "no valid pairing request in time")
+			case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
 				n.log.Debug("devicesync: read failed", "peer", string(s.peer), "err", err)
 			}
+			return
+		}
+		if !bucket.allow(time.Now()) {
+			n.violation(s, "message rate over the limit")
 			return
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !bucket.allow(time.Now()) {
-			n.closeFor(s, "message rate over the limit")
-			return
-		}
-		m, err := decodeLine(line)
+		msg, err := decodeLine(line)
 		if errors.Is(err, errUnknownType) {
 			n.c.unknown.Add(1)
 			continue
 		}
 		if err != nil {
-			n.closeFor(s, err.Error())
+			n.violation(s, err.Error())
 			return
 		}
 		var evs []Event
 		var reason string
 		if restricted {
-			evs, reason = n.handleRestricted(s, m)
+			evs, reason = n.handleRestricted(s, msg)
 		} else {
-			evs, reason = n.handleMember(s, m)
+			evs, reason = n.handleMember(s, msg)
 		}
 		n.emit(evs...)
 		if reason != "" {
@@ -387,6 +462,18 @@ func (n *Node) closeFor(s *session, reason string) {
 	n.c.closed.Add(1)
 	n.log.Warn("devicesync: closing connection", "peer", string(s.peer), "reason", reason)
 	s.close()
+}
+
+// violation closes s for breaking a rule, and its source (a member: its
+// device) serves a backoff before it is accepted again.
+func (n *Node) violation(s *session, reason string) {
+	if !s.dialed {
+		n.mu.Lock()
+		_, restricted := n.restricted[s]
+		n.mu.Unlock()
+		n.gate.penalize(s.penaltyKey(!restricted), time.Now()) // before the peer sees the close
+	}
+	n.closeFor(s, reason)
 }
 
 func (n *Node) endSession(s *session) {
@@ -605,6 +692,7 @@ func (n *Node) refreshTargetsLocked() {
 			n.targets[a] = &dialTarget{addr: a, device: id}
 		}
 	}
+	n.updateMemberSourcesLocked()
 }
 
 func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
@@ -614,7 +702,7 @@ func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
 	ok := false
 	var peer engine.DeviceID
 	if err == nil {
-		peer, ok = n.handshakeAndServe(tls.Client(c, conf), true)
+		peer, ok = n.handshakeAndServe(tls.Client(c, conf), nil)
 	}
 	n.mu.Lock()
 	tg.dialing = false

@@ -1,0 +1,114 @@
+package devicesync
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+func arriveOK(t *testing.T, g *gate, source string, member bool, now time.Time, evicted *[]string) *ticket {
+	t.Helper()
+	tk, reason := g.arrive(source, member, now, func() { *evicted = append(*evicted, source) })
+	if tk == nil {
+		t.Fatalf("%s refused: %s", source, reason)
+	}
+	return tk
+}
+
+// Outsiders share a small budget, a few per source; when it is full a
+// newcomer evicts the oldest outsider that has not proven it knows an
+// invite secret. Members' handshakes from their addresses, and members'
+// connections, do not count against it.
+func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
+	g := newGate()
+	now := fakeNow()
+	var evicted []string
+	for i := range maxOutsidersPerSource {
+		arriveOK(t, g, "10.0.0.1", false, now, &evicted)
+		_ = i
+	}
+	if tk, _ := g.arrive("10.0.0.1", false, now, func() {}); tk != nil {
+		t.Fatal("a source got more than its share")
+	}
+	first := g.outsiders[0]
+	first.verify()
+	for i := 0; len(g.outsiders) < maxOutsiders; i++ {
+		arriveOK(t, g, fmt.Sprintf("10.0.1.%d", i/maxOutsidersPerSource), false, now, &evicted)
+	}
+	arriveOK(t, g, "10.0.9.9", false, now, &evicted)
+	if len(evicted) != 1 || evicted[0] != "10.0.0.1" || first.released {
+		t.Fatalf("evicted %v; the verified requester released: %v", evicted, first.released)
+	}
+	// A member reconnecting from its address is not held up.
+	lane := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
+	if !lane.member() {
+		t.Fatal("member refused")
+	}
+	if o, l, m := g.counts(); o != maxOutsiders || l != 0 || m != 1 {
+		t.Fatalf("counts %d %d %d", o, l, m)
+	}
+	// A stranger at a member's address takes an outsider slot after its
+	// handshake, evicting an unverified one.
+	stranger := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
+	if reason := stranger.outsider(); reason != "" || len(evicted) != 2 {
+		t.Fatalf("stranger at a member address: %q, evicted %v", reason, evicted)
+	}
+	for _, tk := range append([]*ticket{}, g.outsiders...) {
+		tk.release()
+	}
+	lane.release()
+	lane.release()
+	if o, l, m := g.counts(); o != 0 || l != 0 || m != 0 || len(g.perSource) != 0 {
+		t.Fatalf("after release: %d %d %d %v", o, l, m, g.perSource)
+	}
+}
+
+// A source that broke a rule is refused at accept for a backoff that
+// doubles with each offence, up to a cap, and starts over once forgotten.
+// Wrong invite secrets bar a source after a few.
+func TestGateBackoff(t *testing.T) {
+	g := newGate()
+	now := fakeNow()
+	want := []time.Duration{penaltyMin, 2 * penaltyMin, 4 * penaltyMin}
+	for i, w := range want {
+		if got := g.penalize("10.0.0.1", now); got != w {
+			t.Fatalf("offence %d: backoff %v, want %v", i, got, w)
+		}
+		if tk, _ := g.arrive("10.0.0.1", false, now.Add(w-time.Millisecond), func() {}); tk != nil {
+			t.Fatalf("offence %d: admitted during the backoff", i)
+		}
+		if tk, _ := g.arrive("10.0.0.1", false, now.Add(w), func() {}); tk == nil {
+			t.Fatalf("offence %d: refused after the backoff", i)
+		} else {
+			tk.release()
+		}
+		now = now.Add(w)
+	}
+	for range 10 {
+		g.penalize("10.0.0.1", now)
+	}
+	if got := g.penalize("10.0.0.1", now); got != penaltyMax {
+		t.Fatalf("capped backoff %v", got)
+	}
+	if got := g.penalize("10.0.0.1", now.Add(penaltyMax+penaltyForget+time.Second)); got != penaltyMin {
+		t.Fatalf("after a quiet while: %v", got)
+	}
+	if g.barred("dev:x", now) {
+		t.Fatal("barred without an offence")
+	}
+	for i := range maxWrongSecrets {
+		if barred := g.wrongSecret("10.0.0.2", now); barred != (i == maxWrongSecrets-1) {
+			t.Fatalf("wrong secret %d: barred %v", i, barred)
+		}
+	}
+	if !g.barred("10.0.0.2", now.Add(wrongSecretWindow-time.Second)) || g.barred("10.0.0.2", now.Add(wrongSecretWindow)) {
+		t.Fatal("wrong secrets bar a source for the window")
+	}
+	// The table of penalties stays bounded.
+	for i := range 2 * maxPenalties {
+		g.penalize(fmt.Sprint("s", i), now)
+	}
+	if len(g.penalties) > maxPenalties {
+		t.Fatalf("%d penalties kept", len(g.penalties))
+	}
+}
