@@ -146,6 +146,7 @@ type Node struct {
 	restricted map[*session]struct{}        // unknown peers that may only pair
 	pending    map[string]*pendingReq
 	denied     map[string]time.Time // denialKey → when its invite expires
+	left       map[string]Op        // group left → this device's revocation of itself there
 	snapshot   []byte               // latest own snapshot line
 	targets    map[string]*dialTarget
 	mdns       func()
@@ -172,6 +173,7 @@ func New(cfg Config) (*Node, error) {
 		restricted: map[*session]struct{}{},
 		pending:    map[string]*pendingReq{},
 		denied:     map[string]time.Time{},
+		left:       map[string]Op{},
 		targets:    map[string]*dialTarget{},
 		glog:       newGroupLog(""),
 	}
@@ -503,19 +505,31 @@ func (n *Node) Leave() error {
 func (n *Node) leaveLocked(reason string) error {
 	if len(n.glog.members) > 1 && n.glog.isMember(n.id) {
 		b, _ := json.Marshal(revokedBody{Target: n.id, TargetMaxSeqSeen: n.glog.nextSeq(n.id)})
-		if _, err := n.appendLocalLocked(KindRevoked, b); err != nil {
+		op, err := n.appendLocalLocked(KindRevoked, b)
+		if err != nil {
 			return err
 		}
+		for _, s := range n.sessions {
+			if s.peerVector == nil { // no hello yet: appendLocalLocked did not push to it
+				n.sendOpsLocked(s, []Op{op})
+			}
+		}
+		// Members not connected now get it when they next call on this
+		// device (handleRestricted), while it runs.
+		if len(n.left) >= maxLeftGroups {
+			clear(n.left)
+		}
+		n.left[n.group] = op
 	}
 	for id, s := range n.sessions {
 		n.log.Info("devicesync: closing connection", "peer", string(id), "reason", reason)
-		s.finishOnce.Do(func() {
-			s.halfClose = true
-			close(s.finishing)
-		})
+		s.retire()
 	}
 	return nil
 }
+
+// maxLeftGroups bounds the groups whose leaving op a node keeps.
+const maxLeftGroups = 4
 
 // loadGroupLocked restores the persisted group or founds a group of one.
 //
@@ -715,8 +729,8 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 	}
 	for id, s := range n.sessions {
 		if !n.glog.isMember(id) {
-			n.log.Info("devicesync: closing connection", "peer", string(id), "reason", "revoked")
-			s.close()
+			n.log.Info("devicesync: closing connection", "peer", string(id), "reason", "not a member any more")
+			s.retire() // the op that removed it goes first
 		}
 	}
 	if n.membershipKeyLocked() == before {

@@ -257,6 +257,24 @@ func (n *Node) handleRestricted(s *session, m message) ([]Event, string) {
 		}
 		delete(n.pending, p.id)
 		return evs, "joined the requester's group"
+	case helloMsg:
+		n.c.refused.Add(1)
+		if op, ok := n.left[m.Group]; ok {
+			// A member of a group this device left, that missed it.
+			n.sendOpsLocked(s, []Op{op})
+			return nil, "this device left that group"
+		}
+		if m.Group == n.group && n.glog.isRevoked(s.peer) {
+			// A removed device still believing it is a member learns
+			// why it is refused: the revocations that name it, nothing
+			// else of the group.
+			n.sendOpsLocked(s, n.glog.missing(VersionVector{}, MaxOpsPerBatch, func(o Op) bool {
+				mo, _, ok := parseMembership(n.group, o)
+				return ok && o.Kind == KindRevoked && mo.target == s.peer
+			}))
+			return nil, "removed from the group"
+		}
+		return nil, "not a member: hello refused"
 	default:
 		n.c.refused.Add(1)
 		return nil, "not a member: " + m.msgType() + " refused"

@@ -205,6 +205,8 @@ func TestGroupConflictJoinTheirs(t *testing.T) {
 		t.Fatal("a kept its old group's member")
 	}
 	b.waitUntil("b lost a", func() bool { return !b.isOnline(a.ID()) })
+	// a revoked itself in its old group on its way out.
+	b.waitUntil("b learns that a left", func() bool { return !b.isMember(a.ID()) })
 
 	// No conflict for a device that is a group of one.
 	e := startNode(t, "e")

@@ -2,6 +2,7 @@ package devicesync
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -218,4 +219,82 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// A device removed by mistake is invited again like a new one and is a
+// member again, everywhere; its new ops count.
+func TestRemovedDeviceCanBeInvitedAgain(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	c := startNode(t, "c")
+	pair(t, a, b)
+	pair(t, a, c)
+	if err := a.Revoke(b.ID()); err != nil {
+		t.Fatal(err)
+	}
+	c.waitUntil("c applies the revocation", func() bool { return !c.isMember(b.ID()) })
+	b.waitUntil("b learns it was removed", func() bool { return b.Group() != a.Group() })
+
+	pair(t, c, b)
+	for _, n := range []*testNode{a, c} {
+		n.waitUntil("b is a member again", func() bool { return n.isMember(b.ID()) && n.isOnline(b.ID()) })
+	}
+	if err := b.PublishSnapshot(json.RawMessage(`{"back":1}`), coord(b, 1)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(a, snapshotOf(b.ID(), `{"back":1}`))
+	// b's new ops count: a command from b reaches a.
+	if _, err := b.SendCommand(a.ID(), stamp(b.ID(), 1), false, json.RawMessage(`{"c":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(a, func(e CommandReceived) bool { return e.From == b.ID() })
+}
+
+// A device that leaves records its own revocation: the others remove it,
+// and it is a group of its own.
+func TestLeaveRecordsSelfRevocation(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	c := startNode(t, "c")
+	pair(t, a, b)
+	pair(t, a, c)
+	connected(t, b, c)
+	old := c.Group()
+	if err := c.Leave(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Group() == old || len(c.Devices()) != 1 {
+		t.Fatalf("after leaving: group %s, devices %+v", c.Group(), c.Devices())
+	}
+	for _, n := range []*testNode{a, b} {
+		n.waitUntil("c removed", func() bool { return !n.isMember(c.ID()) })
+	}
+	if err := c.Leave(); !errors.Is(err, ErrAlone) {
+		t.Fatalf("leaving a group of one: %v", err)
+	}
+}
+
+// A member that was offline when a device left learns it when it next
+// calls on that device.
+func TestMemberOfflineAtLeaveLearnsItLater(t *testing.T) {
+	a := startNode(t, "a")
+	c := startNode(t, "c")
+	pair(t, a, c)
+	a.waitUntil("a knows where c listens", func() bool {
+		for _, d := range a.Devices() {
+			if d.ID == c.ID() {
+				return len(d.Addresses) > 0
+			}
+		}
+		return false
+	})
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c.waitUntil("a gone", func() bool { return !c.isOnline(a.ID()) })
+	if err := c.Leave(); err != nil {
+		t.Fatal(err)
+	}
+	a2 := startNode(t, "a", withKey(a.key), withStore(a.store))
+	a2.waitUntil("a learns that c left", func() bool { return !a2.isMember(c.ID()) })
 }

@@ -97,6 +97,17 @@ func (s *session) close() {
 	})
 }
 
+// retire ends s once it wrote what is queued (the op that removes its
+// peer, say): the write side closes after the queue, the read side when
+// the peer closes, and everything at the latest after finishTimeout.
+func (s *session) retire() {
+	s.finishOnce.Do(func() {
+		s.halfClose = true
+		close(s.finishing)
+	})
+	time.AfterFunc(finishTimeout, s.close)
+}
+
 // finishTimeout bounds how long a closing session may flush its queue.
 const finishTimeout = 2 * time.Second
 
@@ -291,7 +302,8 @@ func (n *Node) updateMemberSourcesLocked() {
 
 // handshakeAndServe completes the handshake and runs the session until it
 // ends. t is the slot of an inbound connection, nil for one this device
-// dialed. It reports the peer and whether a session was served.
+// dialed. It reports the peer and whether the peer greeted it as a member
+// (a device that refuses this one does not reset the dial backoff).
 func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool) {
 	dialed := t == nil
 	if dialed {
@@ -352,7 +364,10 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 		n.mu.Unlock()
 	}
 	n.serve(s)
-	return s.peer, true
+	n.mu.Lock()
+	greeted := s.peerVector != nil
+	n.mu.Unlock()
+	return s.peer, greeted
 }
 
 // registerLocked makes s the session of its peer unless a better one
