@@ -45,10 +45,13 @@ type Config struct {
 	// invites; nil derives them from the bound listener.
 	Advertise []string
 	MDNS      bool // announce and browse on the LAN
-	Store     Store
-	Clock     Clock        // nil: time.Now
-	Logger    *slog.Logger // nil: slog.Default()
-	Limits    Limits       // zero: DefaultLimits()
+	// MDNSExclude names network interfaces mDNS must stay off (a VPN, a
+	// container bridge): names or shell patterns such as "tun*".
+	MDNSExclude []string
+	Store       Store
+	Clock       Clock        // nil: time.Now
+	Logger      *slog.Logger // nil: slog.Default()
+	Limits      Limits       // zero: DefaultLimits()
 	// SyncInterval is the anti-entropy period (zero: DefaultSyncInterval).
 	SyncInterval time.Duration
 	// PairRetry is how often a requester repeats its pairing request while
@@ -72,6 +75,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("devicesync: Config.Name has %d bytes, limit %d", len(c.Name), maxNameBytes)
 	case len(c.Peers) > maxDialTargets:
 		return fmt.Errorf("devicesync: Config.Peers has %d entries, limit %d", len(c.Peers), maxDialTargets)
+	case ValidateMDNSExclude(c.MDNSExclude) != nil:
+		return ValidateMDNSExclude(c.MDNSExclude)
 	case c.SyncInterval < 0 || c.PairRetry < 0:
 		return fmt.Errorf("devicesync: SyncInterval = %v, PairRetry = %v, want >= 0", c.SyncInterval, c.PairRetry)
 	}
