@@ -779,6 +779,8 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 		a.groupChanged(ev)
 	case devicesync.PairingRequest:
 		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
+	case devicesync.Notice:
+		a.notice("error", ev.Text)
 	case devicesync.PeerOnline, devicesync.PeerOffline:
 	}
 }

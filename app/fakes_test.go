@@ -375,6 +375,7 @@ func (t *fakeTransport) Pending() []devicesync.PairingRequest { return nil }
 func (t *fakeTransport) Accept(string, bool) error            { return nil }
 func (t *fakeTransport) Deny(string) error                    { return nil }
 func (t *fakeTransport) Revoke(engine.DeviceID) error         { return nil }
+func (t *fakeTransport) Leave() error                         { return nil }
 
 func (t *fakeTransport) lastSnap() devicesync.SnapshotReceived {
 	t.mu.Lock()

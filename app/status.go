@@ -17,11 +17,15 @@ import (
 type Status struct {
 	DeviceID   engine.DeviceID `json:"device_id"`
 	DeviceName string          `json:"device_name"`
-	GroupID    string          `json:"group_id"`
-	Claim      engine.Claim    `json:"claim"`
-	Owner      engine.DeviceID `json:"owner"`
-	OwnerName  string          `json:"owner_name"`
-	Rendering  bool            `json:"rendering"` // this device may render (engine MayRender)
+	// Fingerprint is this device's key fingerprint: the device it asks to
+	// join shows it next to the request, so the user can tell it apart
+	// from a look-alike.
+	Fingerprint string          `json:"fingerprint"`
+	GroupID     string          `json:"group_id"`
+	Claim       engine.Claim    `json:"claim"`
+	Owner       engine.DeviceID `json:"owner"`
+	OwnerName   string          `json:"owner_name"`
+	Rendering   bool            `json:"rendering"` // this device may render (engine MayRender)
 	// RenderingSince is when this device last began to render (wall
 	// clock); zero while it does not render.
 	RenderingSince time.Time     `json:"rendering_since,omitzero"`
@@ -82,11 +86,12 @@ type QueueItem struct {
 // DeviceStatus is one device of the trusted group. Online is presentation
 // only: it never feeds ownership.
 type DeviceStatus struct {
-	DeviceID engine.DeviceID `json:"device_id"`
-	Name     string          `json:"name"`
-	Online   bool            `json:"online"`
-	Owner    bool            `json:"owner"`
-	Self     bool            `json:"self"`
+	DeviceID    engine.DeviceID `json:"device_id"`
+	Name        string          `json:"name"`
+	Fingerprint string          `json:"fingerprint,omitempty"`
+	Online      bool            `json:"online"`
+	Owner       bool            `json:"owner"`
+	Self        bool            `json:"self"`
 	// Selectable says whether the device picker may offer this device:
 	// this device, or another one that is online. Transfer refuses the
 	// others (ErrOffline), so a front end disables their entries.
@@ -94,10 +99,15 @@ type DeviceStatus struct {
 }
 
 // PairingRequest is a device asking to join, waiting for the user's answer.
+//
+// Fingerprint is the requester's key fingerprint, the one it shows as its
+// own (Status.Fingerprint): compare them before accepting, since a device
+// can call itself by any name.
 type PairingRequest struct {
 	ID            string          `json:"id"`
 	DeviceID      engine.DeviceID `json:"device_id"`
 	Name          string          `json:"name"`
+	Fingerprint   string          `json:"fingerprint"`
 	GroupConflict bool            `json:"group_conflict"` // ask: join their group or keep ours
 }
 

@@ -432,6 +432,7 @@ func (n *Node) Pair(ctx context.Context, code string) error {
 		}
 		return nil
 	})
+	var last error
 	for attempt := 0; ; attempt++ {
 		addr := inv.T.Addresses[attempt%len(inv.T.Addresses)]
 		done, err := n.pairAttempt(ctx, addr, conf, inv)
@@ -440,6 +441,7 @@ func (n *Node) Pair(ctx context.Context, code string) error {
 		}
 		if err != nil {
 			n.log.Debug("devicesync: pairing attempt failed", "addr", addr, "err", err)
+			last = err
 		}
 		t := time.NewTimer(n.retry)
 		select {
@@ -449,6 +451,9 @@ func (n *Node) Pair(ctx context.Context, code string) error {
 				return ErrClosed
 			}
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				if errors.Is(last, ErrInviteTaken) {
+					return ErrInviteTaken
+				}
 				return ErrPairTimeout
 			}
 			return ctx.Err()
