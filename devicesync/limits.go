@@ -62,8 +62,11 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits used when Config.Limits is the zero value.
+// A member is read at 1 MiB/s at most (after a burst of 16 MiB, a whole
+// log's worth for a new member): checking a MiB of signed ops takes about
+// a quarter of a second of one core (BenchmarkAdmitSignedOps).
 func DefaultLimits() Limits {
-	return Limits{MessageRate: 200, Burst: 1000, ByteRate: 2 << 20, ByteBurst: 16 << 20, ConnBytes: 1 << 30, PeerTimeout: 30 * time.Second}
+	return Limits{MessageRate: 200, Burst: 1000, ByteRate: 1 << 20, ByteBurst: 16 << 20, ConnBytes: 1 << 30, PeerTimeout: 30 * time.Second}
 }
 
 // Validate names the first field out of range.
