@@ -30,14 +30,8 @@ func memberPeer(t *testing.T, at, n *testNode) *rawPeer {
 // admits the device it names, the member relays none of them as valid,
 // and the connection stays up (a member relays what others wrote).
 func TestForgedOpsFromAMemberAreRefusedAndCounted(t *testing.T) {
-	a := startNode(t, "a")
-	b := startNode(t, "b")
-	c := startNode(t, "c")
-	m := startNode(t, "m")
-	pair(t, a, b)
-	pair(t, a, c)
-	pair(t, a, m)
-	connected(t, b, m)
+	g := startGroup(t, "a", "b", "c", "m")
+	a, b, c, m := g[0], g[1], g[2], g[3]
 	plant := newKey(t)
 	plantID := DeviceIDFromPublicKey(plant.Public().(ed25519PublicKey))
 	admitPlant := trustedBody{Target: plantID, Key: plant.Public().(ed25519PublicKey), Name: "Living room"}

@@ -255,6 +255,25 @@ func pair(t testing.TB, inviter, joiner *testNode) {
 	connected(t, inviter, joiner)
 }
 
+// startGroup starts a node for each name, pairs every one with the first,
+// and waits until they are all connected to each other.
+func startGroup(t testing.TB, names ...string) []*testNode {
+	t.Helper()
+	ns := make([]*testNode, len(names))
+	for i, name := range names {
+		ns[i] = startNode(t, name)
+		if i > 0 {
+			pair(t, ns[0], ns[i])
+		}
+	}
+	for i := 1; i < len(ns); i++ {
+		for j := i + 1; j < len(ns); j++ {
+			connected(t, ns[i], ns[j])
+		}
+	}
+	return ns
+}
+
 // connected waits until a and b are directly connected both ways.
 func connected(t testing.TB, a, b *testNode) {
 	t.Helper()

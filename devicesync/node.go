@@ -464,8 +464,18 @@ func (n *Node) Revoke(id engine.DeviceID) error {
 		return fmt.Errorf("%w: %s", ErrUnknownDevice, id)
 	}
 	b, _ := json.Marshal(revokedBody{Target: id, TargetMaxSeqSeen: n.glog.vector[id]})
+	return n.changeAndUnlock(func() error {
+		_, err := n.appendLocalLocked(KindRevoked, b)
+		return err
+	})
+}
+
+// changeAndUnlock runs change, which alters the membership, with n.mu held
+// by the caller; then it applies what follows from the change (closing
+// connections, a group of its own), releases n.mu and reports the change.
+func (n *Node) changeAndUnlock(change func() error) error {
 	before := n.membershipKeyLocked()
-	_, err := n.appendLocalLocked(KindRevoked, b)
+	err := change()
 	var evs []Event
 	if err == nil {
 		evs = n.afterMembershipLocked(before)
@@ -489,18 +499,12 @@ func (n *Node) Leave() error {
 		n.mu.Unlock()
 		return ErrAlone
 	}
-	before := n.membershipKeyLocked()
-	err := n.leaveLocked("left the group")
-	if err == nil {
-		err = n.foundGroupLocked()
-	}
-	var evs []Event
-	if err == nil {
-		evs = n.afterMembershipLocked(before)
-	}
-	n.mu.Unlock()
-	n.emit(evs...)
-	return err
+	return n.changeAndUnlock(func() error {
+		if err := n.leaveLocked("left the group"); err != nil {
+			return err
+		}
+		return n.foundGroupLocked()
+	})
 }
 
 // leaveLocked records this device's revocation of itself in the current

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -181,14 +182,7 @@ func (g *groupLog) each(f func(Op)) {
 	}
 }
 
-func (g *groupLog) origins() []engine.DeviceID {
-	keys := make([]engine.DeviceID, 0, len(g.byOrigin))
-	for k := range g.byOrigin {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func (g *groupLog) origins() []engine.DeviceID { return slices.Sorted(maps.Keys(g.byOrigin)) }
 
 // syncOrder lists the origins the log holds ops of in the order sync sends
 // them (trust.order, then the others by id): a receiver learns each

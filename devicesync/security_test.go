@@ -67,12 +67,8 @@ func TestAttackerWithOwnKeyIsRefused(t *testing.T) {
 // A revoked device is disconnected at once, refused afterwards by every
 // member, and still refused after the revoker restarts from its store.
 func TestRevokedDeviceIsCutOffAndStaysOut(t *testing.T) {
-	a := startNode(t, "a")
-	b := startNode(t, "b")
-	c := startNode(t, "c")
-	pair(t, a, b)
-	pair(t, a, c)
-	connected(t, b, c)
+	g := startGroup(t, "a", "b", "c")
+	a, b, c := g[0], g[1], g[2]
 
 	if err := a.Revoke(c.ID()); err != nil {
 		t.Fatal(err)
@@ -224,11 +220,8 @@ func mustJSON(v any) string {
 // A device removed by mistake is invited again like a new one and is a
 // member again, everywhere; its new ops count.
 func TestRemovedDeviceCanBeInvitedAgain(t *testing.T) {
-	a := startNode(t, "a")
-	b := startNode(t, "b")
-	c := startNode(t, "c")
-	pair(t, a, b)
-	pair(t, a, c)
+	g := startGroup(t, "a", "b", "c")
+	a, b, c := g[0], g[1], g[2]
 	if err := a.Revoke(b.ID()); err != nil {
 		t.Fatal(err)
 	}
@@ -253,12 +246,8 @@ func TestRemovedDeviceCanBeInvitedAgain(t *testing.T) {
 // A device that leaves records its own revocation: the others remove it,
 // and it is a group of its own.
 func TestLeaveRecordsSelfRevocation(t *testing.T) {
-	a := startNode(t, "a")
-	b := startNode(t, "b")
-	c := startNode(t, "c")
-	pair(t, a, b)
-	pair(t, a, c)
-	connected(t, b, c)
+	g := startGroup(t, "a", "b", "c")
+	a, b, c := g[0], g[1], g[2]
 	old := c.Group()
 	if err := c.Leave(); err != nil {
 		t.Fatal(err)

@@ -294,14 +294,7 @@ func (t *trust) isRevoked(id engine.DeviceID) bool {
 }
 
 // memberIDs returns the members sorted by id.
-func (t *trust) memberIDs() []engine.DeviceID {
-	ids := make([]engine.DeviceID, 0, len(t.members))
-	for id := range t.members {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
+func (t *trust) memberIDs() []engine.DeviceID { return slices.Sorted(maps.Keys(t.members)) }
 
 // keyFor returns the key o's signature is checked against: the key its
 // root carries for a root op, else the key the log holds for its origin.

@@ -28,3 +28,17 @@ func checkCtlPeer(c net.Conn) error {
 	}
 	return nil
 }
+
+// socketUID reads the peer's uid from c's socket with get.
+func socketUID(c *net.UnixConn, get func(fd int) (uint32, error)) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var uid uint32
+	var getErr error
+	if err := raw.Control(func(fd uintptr) { uid, getErr = get(int(fd)) }); err != nil {
+		return 0, err
+	}
+	return int(uid), getErr
+}

@@ -11,19 +11,12 @@ import (
 // peerUID returns the uid of the process at the other end of c, from
 // LOCAL_PEERCRED.
 func peerUID(c *net.UnixConn) (uid int, known bool, err error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return 0, false, err
-	}
-	var cred *unix.Xucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil {
-		return 0, false, err
-	}
-	if credErr != nil {
-		return 0, false, credErr
-	}
-	return int(cred.Uid), true, nil
+	uid, err = socketUID(c, func(fd int) (uint32, error) {
+		cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
+		if err != nil {
+			return 0, err
+		}
+		return cred.Uid, nil
+	})
+	return uid, err == nil, err
 }

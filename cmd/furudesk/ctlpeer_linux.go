@@ -9,19 +9,12 @@ import (
 // peerUID returns the uid of the process at the other end of c, from
 // SO_PEERCRED (its credentials when it connected).
 func peerUID(c *net.UnixConn) (uid int, known bool, err error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return 0, false, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, false, err
-	}
-	if credErr != nil {
-		return 0, false, credErr
-	}
-	return int(cred.Uid), true, nil
+	uid, err = socketUID(c, func(fd int) (uint32, error) {
+		cred, err := unix.GetsockoptUcred(fd, unix.SOL_SOCKET, unix.SO_PEERCRED)
+		if err != nil {
+			return 0, err
+		}
+		return cred.Uid, nil
+	})
+	return uid, err == nil, err
 }
