@@ -1,6 +1,11 @@
 package devicesync
 
 import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -72,4 +77,68 @@ func BenchmarkAdmitSignedOps(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(ops))/b.Elapsed().Seconds(), "ops/s")
+}
+
+// BenchmarkNodeDuringLineFlood floods a node with large lines of an
+// unknown type, as fast as 32 outsider connections from 8 addresses can
+// write them (the issue measured ~100 MB/s taken in, a core busy and a
+// status call up to 755 ms), and measures how long reading the device
+// list (what a status call does under the node's lock) takes meanwhile,
+// and how many bytes per second the node read from the flood.
+func BenchmarkNodeDuringLineFlood(b *testing.B) {
+	a := startNode(b, "a")
+	m := startNode(b, "m")
+	pair(b, a, m)
+	ctx, cancel := context.WithCancel(context.Background())
+	var written atomic.Int64
+	var wg sync.WaitGroup
+	line := []byte(`{"type":"noise","pad":"` + strings.Repeat("x", 256<<10) + "\"}\n")
+	for range 8 {
+		src := otherSource(b)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil {
+					p, err := dialRawFrom(b, a.Addr().String(), newKey(b), src)
+					if err != nil {
+						select {
+						case <-ctx.Done():
+						case <-time.After(20 * time.Millisecond):
+						}
+						continue
+					}
+					stop := context.AfterFunc(ctx, func() { _ = p.conn.Close() })
+					for ctx.Err() == nil {
+						n, err := p.conn.Write(line)
+						written.Add(int64(n))
+						if err != nil {
+							break
+						}
+					}
+					stop()
+					_ = p.conn.Close()
+				}
+			}()
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	_, read0 := a.BytesRead()
+	start := time.Now()
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		a.Devices()
+		lat = append(lat, time.Since(t0))
+		time.Sleep(time.Millisecond) // a status call now and then, not a busy loop
+	}
+	b.StopTimer()
+	_, read1 := a.BytesRead()
+	elapsed, read := time.Since(start), read1-read0
+	cancel()
+	wg.Wait()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-devices-µs")
+	b.ReportMetric(float64(read)/elapsed.Seconds()/(1<<10), "read-KiB/s")
+	b.ReportMetric(float64(written.Load())/elapsed.Seconds()/(1<<20), "written-MiB/s")
 }

@@ -74,6 +74,7 @@ type ticket struct {
 	verified bool   // sent a valid pair_request: never evicted
 	evict    func() // closes the connection
 	released bool
+	evicted  bool // closed to make room: its failing is not its fault
 }
 
 type penalty struct {
@@ -136,6 +137,7 @@ func (g *gate) takeOutsiderLocked(t *ticket) string {
 		}
 		old := g.outsiders[i]
 		g.releaseLocked(old)
+		old.evicted = true
 		old.evict() // closes a socket: quick, and does not call back in
 	}
 	t.lane = laneOutsider
@@ -193,6 +195,13 @@ func (t *ticket) isVerified() bool {
 	t.g.mu.Lock()
 	defer t.g.mu.Unlock()
 	return t.verified
+}
+
+// wasEvicted reports whether t was closed to make room for another.
+func (t *ticket) wasEvicted() bool {
+	t.g.mu.Lock()
+	defer t.g.mu.Unlock()
+	return t.evicted
 }
 
 // verify marks t as a requester that knows an invite secret (nil: no-op).

@@ -23,21 +23,21 @@ func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
 	g := newGate()
 	now := fakeNow()
 	var evicted []string
-	for i := range maxOutsidersPerSource {
-		arriveOK(t, g, "10.0.0.1", false, now, &evicted)
-		_ = i
+	var own []*ticket
+	for range maxOutsidersPerSource {
+		own = append(own, arriveOK(t, g, "10.0.0.1", false, now, &evicted))
 	}
 	if tk, _ := g.arrive("10.0.0.1", false, now, func() {}); tk != nil {
 		t.Fatal("a source got more than its share")
 	}
-	first := g.outsiders[0]
+	first := own[0]
 	first.verify()
 	for i := 0; len(g.outsiders) < maxOutsiders; i++ {
 		arriveOK(t, g, fmt.Sprintf("10.0.1.%d", i/maxOutsidersPerSource), false, now, &evicted)
 	}
 	arriveOK(t, g, "10.0.9.9", false, now, &evicted)
-	if len(evicted) != 1 || evicted[0] != "10.0.0.1" || first.released {
-		t.Fatalf("evicted %v; the verified requester released: %v", evicted, first.released)
+	if len(evicted) != 1 || evicted[0] != "10.0.0.1" || first.released || first.wasEvicted() || !own[1].wasEvicted() {
+		t.Fatalf("evicted %v; the verified requester released: %v; the oldest unverified evicted: %v", evicted, first.released, own[1].wasEvicted())
 	}
 	// A member reconnecting from its address is not held up.
 	lane := arriveOK(t, g, "192.168.1.5", true, now, &evicted)

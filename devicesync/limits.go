@@ -202,6 +202,11 @@ func (m *meter) Read(p []byte) (int, error) {
 	}
 	k, err := s.conn.Read(p)
 	m.total += int64(k)
+	if outsider {
+		n.c.outsiderBytes.Add(uint64(k))
+	} else {
+		n.c.memberBytes.Add(uint64(k))
+	}
 	if !b.take(float64(k), time.Now()) && outsider {
 		return k, errByteRate
 	}

@@ -139,6 +139,7 @@ type Node struct {
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
 		duplicate, unsigned, badSig, unknownOrigin                        atomic.Uint64
+		memberBytes, outsiderBytes                                        atomic.Uint64
 	}
 
 	mu         sync.Mutex
@@ -351,6 +352,12 @@ func (n *Node) Counters() Counters {
 		BadSignature:  n.c.badSig.Load(),
 		UnknownOrigin: n.c.unknownOrigin.Load(),
 	}
+}
+
+// BytesRead returns the bytes read so far from members and from other
+// devices (outsiders), for benchmarks and status.
+func (n *Node) BytesRead() (members, outsiders uint64) {
+	return n.c.memberBytes.Load(), n.c.outsiderBytes.Load()
 }
 
 // countRejects adds what admit refused to the counters.

@@ -311,7 +311,7 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 	}
 	if err := tc.HandshakeContext(n.ctx); err != nil {
 		n.log.Debug("devicesync: handshake failed", "remote", tc.RemoteAddr().String(), "err", err)
-		if !dialed && n.ctx.Err() == nil {
+		if !dialed && n.ctx.Err() == nil && !t.wasEvicted() {
 			n.gate.penalize(t.source, time.Now())
 		}
 		_ = tc.Close()

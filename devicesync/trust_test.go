@@ -387,3 +387,34 @@ func TestRevokedDeviceCannotStrikeBack(t *testing.T) {
 	mRevokesA = tg2.revoke("m", "a", 3, 21)
 	wantMembers(t, tg2, tg2.log(append(base2, aRevokesM, mRevokesA)...), "a", "c")
 }
+
+// An op's signature survives the wire and the database: encoding/json
+// escapes <, > and & in a body when it sends it, so signOp signs the body
+// in that form; a body written with other spacing still verifies, one
+// with other characters does not.
+func TestOpSignatureSurvivesTheWire(t *testing.T) {
+	tg := newTestGroup(t, "a")
+	o := tg.opAt("a", 2, 5, KindProfileSet, json.RawMessage(`{"device_id": "x", "name": "Simon & Garfunkel <live>"}`))
+	line, err := encodeLine(opsMsg{Type: typeOps, Ops: []Op{o}}, MaxLineBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decodeLine(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := m.(opsMsg).Ops[0]
+	if err := verifyOp(tg.pub("a"), tg.group, got); err != nil {
+		t.Fatalf("after the wire: %v (%s)", err, got.Body)
+	}
+	spaced := got
+	spaced.Body = json.RawMessage(`{ "device_id" : "x", "name" : "Simon \u0026 Garfunkel \u003clive\u003e" }`)
+	if err := verifyOp(tg.pub("a"), tg.group, spaced); err != nil {
+		t.Fatalf("other spacing: %v", err)
+	}
+	changed := got
+	changed.Body = json.RawMessage(`{"device_id":"x","name":"Simon & Garfunkel <live>"}`)
+	if err := verifyOp(tg.pub("a"), tg.group, changed); err == nil {
+		t.Fatal("a body with other characters verified")
+	}
+}
