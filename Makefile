@@ -6,9 +6,10 @@ LDFLAGS := -X main.version=$(VERSION)
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FYNE := fyne.io/tools/cmd/fyne@v1.7.4
 SEEDS ?= 100000
+SOAK ?= 20m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit race smoke bench sim package clean
+.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit race smoke bench sim soak package clean
 
 all: build
 
@@ -65,6 +66,12 @@ bench: deps
 ## sim: the engine's deterministic simulator over many seeds
 sim:
 	$(GO) test ./engine/enginetest -run 'TestSim$$' -seeds=$(SEEDS) -timeout 0
+
+## soak: the chaos run of four devices (kill -9, SIGTERM, SIGSTOP, transfers,
+## control bursts) for $(SOAK); it fails on an ownership change with a live
+## owner, a rewind or a silence beyond owner_timeout + 1 s.
+soak: test-deps
+	$(GO) test -count=1 ./cmd/furudesk -run 'TestSoak$$' -soak=$(SOAK) -v -timeout 0
 
 ## package: the Linux release archive dist/furudesk.tar.xz (binary,
 ## furudesk.desktop, icon and an install Makefile) made by `fyne package`.

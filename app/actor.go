@@ -46,6 +46,7 @@ type actor struct {
 	heardFrom engine.DeviceID // the owner heard at heardAt
 	heardHB   uint64          // its heartbeat id then: older snapshots are stale
 	shownFrom string          // the last shared notice shown: owner, id and text
+	floor     posFloor        // least position shown on the current track (liveness.go)
 
 	answered bool // the intent being handled published and replied (answer)
 
@@ -74,8 +75,13 @@ type actor struct {
 	lastHB      time.Duration
 	heartbeated bool
 
-	pendingSeq uint64 // our latest command to the owner, not yet acknowledged
-	pendingAt  time.Duration
+	lastTick  time.Duration // when the last tick was handled (liveness.go)
+	ticked    bool
+	resumedAt time.Duration // when this device last woke from a pause
+
+	pending     []pendingCtl  // our controls the owner has not acknowledged (pending.go)
+	pendingAt   time.Duration // when the latest was sent
+	retargeting bool
 
 	notices  []Notice
 	noticeID uint64
@@ -319,6 +325,7 @@ func (a *actor) shutdown() {
 // txn collects what one transition wants to do after its commit.
 type txn struct {
 	persistPos bool
+	noSync     bool // the position is all there is to save: no disk flush needed
 	publish    bool
 	sends      []send
 	ch         change
@@ -371,6 +378,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 	case !q.Transport.Equal(a.persisted.Transport):
 		tr := q.Transport
 		t.Transport = &tr
+		t.NoSync = tx.noSync && t.Checkpoint == nil && a.sameTransport(tr)
 	}
 	if !t.Empty() {
 		if err := a.store.Commit(t); err != nil {
@@ -397,12 +405,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 	if has {
 		a.e.Advance()
 	}
-	switch render := a.e.MayRender(); {
-	case render && a.renderSince.IsZero():
-		a.renderSince = time.Now() // presentation only: never feeds the engine
-	case !render:
-		a.renderSince = time.Time{}
-	}
+	a.retargetPending()
 	return nil
 }
 
@@ -427,12 +430,7 @@ func (a *actor) posNow() int64 {
 			return r.Pos.Milliseconds()
 		}
 	}
-	now := a.clock.Now()
-	if a.ownerGone() {
-		// Never beyond where the owner was last heard.
-		return a.st.extrapolate(min(now, a.heardAt) - a.stAt)
-	}
-	return a.st.extrapolate(now - a.stAt)
+	return a.floored(a.st.extrapolate(a.extrapolateUntil() - a.stAt))
 }
 
 // anchor makes st.PositionMS the position now.
@@ -463,6 +461,14 @@ func (a *actor) plan(tx *txn) func() {
 	render := a.e.MayRender()
 	takeover := render && !a.rendering
 	if !render {
+		if a.rendering && a.st.Term.Owner == a.self {
+			// Keep the exact position the output stopped at (unless the
+			// new owner's state replaced ours already): the device that
+			// took over may be behind it, and should this one take over
+			// again it resumes from there.
+			a.anchor()
+			tx.persistPos = true
+		}
 		return func() {
 			if a.rendering || a.cur.Seq != 0 {
 				a.stopAudio()
@@ -695,7 +701,7 @@ func (a *actor) control(c Control) error {
 		if err != nil {
 			return err
 		}
-		a.pendingSeq, a.pendingAt = stamp.Sequence, a.clock.Now()
+		a.remember(c, stamp)
 		tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
 		return nil
 	})
@@ -777,6 +783,9 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 		a.command(ev)
 	case devicesync.GroupChanged:
 		a.groupChanged(ev)
+		a.collectionEvent(ev)
+	case devicesync.OpsAdded:
+		a.collectionEvent(ev)
 	case devicesync.PairingRequest:
 		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
 	case devicesync.Notice:
@@ -787,7 +796,9 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 
 func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 	_ = a.run(func(tx *txn) error {
-		if err := a.e.Announce(ev.From, ev.Coordination); err != nil {
+		// From is the device that made it (relayed snapshots are signed
+		// by it); Age is how long ago, when it waited at a relay.
+		if err := a.e.AnnounceAged(ev.From, ev.Coordination, ev.Age); err != nil {
 			return nil // rejected: dropped and counted by the engine
 		}
 		if ev.From != a.e.Owner() || a.e.MayRender() {
@@ -805,8 +816,9 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ev.From == a.heardFrom && hb < a.heardHB {
 			return nil // older than a snapshot already seen
 		}
-		now := a.clock.Now()
-		a.heardAt, a.heardFrom, a.heardHB = now, ev.From, hb
+		now, shown := a.clock.Now(), a.posNow()
+		heard := now - max(ev.Age, 0) // when the owner said it
+		a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
 		if ps.Closing {
 			a.closingFrom = ev.From
@@ -823,13 +835,11 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 				}
 			}
 		}
-		if a.pendingSeq != 0 {
-			if ps.Acks[a.self] < a.pendingSeq && now-a.pendingAt < PendingHold {
-				return nil // does not reflect our command yet: keep our view
-			}
-			a.pendingSeq = 0
+		if a.holdView(ps, ev.From) {
+			return nil // does not reflect our controls yet: keep our view
 		}
-		a.st, a.stAt = ps, now
+		a.keepFloor(ps, heard, shown)
+		a.st, a.stAt = ps, heard
 		return nil
 	})
 }
@@ -945,7 +955,7 @@ func (a *actor) groupChanged(ev devicesync.GroupChanged) {
 			return err
 		}
 		a.e, a.group = e, ev.Group
-		a.pendingSeq = 0
+		a.pending = a.pending[:0]
 		if revoked {
 			vol := a.st.Volume
 			a.st, a.stAt = defaultState(), a.clock.Now()
@@ -1103,8 +1113,12 @@ func (a *actor) heartbeat() {
 }
 
 func (a *actor) tick() {
+	away := a.away()
 	_ = a.run(func(tx *txn) error {
 		now := a.clock.Now()
+		if away > 0 {
+			a.resumed(away)
+		}
 		if a.out != nil {
 			r := a.out.Report()
 			changed := r.Available != a.lastOut.Available || r.Playing != a.lastOut.Playing
@@ -1122,10 +1136,11 @@ func (a *actor) tick() {
 			tx.ownerLive = false
 		}
 		if a.e.MayRender() && a.st.Playing && now-a.persistedAt >= a.opts.PersistEvery {
-			tx.persistPos = true
+			tx.persistPos, tx.noSync = true, true
 		}
 		return nil
 	})
+	a.collectionTick()
 }
 
 // publishSnapshot sends our state and the engine's announcement.

@@ -24,7 +24,10 @@ import (
 const (
 	DefaultTick           = 250 * time.Millisecond
 	DefaultHeartbeatEvery = 500 * time.Millisecond
-	DefaultPersistEvery   = 2 * time.Minute
+	// DefaultPersistEvery is how often the owner saves the playing
+	// position, without a disk flush (a kill -9 keeps it, a power cut may
+	// not): a restart resumes within that of where it was.
+	DefaultPersistEvery = 10 * time.Second
 	// PendingHold is how long a controller ignores owner snapshots that do
 	// not yet reflect its latest command, so the UI does not jump back.
 	PendingHold = 12 * time.Second
@@ -63,12 +66,15 @@ type Options struct {
 }
 
 // Deps are the adapters the actor drives. Output and Library may be nil
-// (no local audio endpoint; no scanning).
+// (no local audio endpoint; no scanning). OpLog carries playlists, likes
+// and listens; nil takes the Transport when it is one, else the device has
+// none.
 type Deps struct {
 	Store     Store
 	Output    Output
 	Transport Transport
 	Library   Library
+	OpLog     OpLog
 }
 
 // Invite is a pairing code for another device to join this group.
@@ -95,6 +101,9 @@ type App struct {
 	store     Store
 	opts      Options
 	actor     *actor
+	// collection is the group's playlists, likes and history; nil without
+	// an OpLog.
+	collection *collection
 }
 
 type monoClock struct{ start time.Time }
@@ -132,6 +141,12 @@ func New(opts Options, deps Deps) (*App, error) {
 		store: deps.Store,
 		opts:  opts,
 	}
+	if deps.OpLog == nil {
+		deps.OpLog, _ = deps.Transport.(OpLog)
+	}
+	if deps.OpLog != nil {
+		a.collection = newCollection(deps.OpLog, deps.Store, string(deps.Transport.ID()), opts.Logger)
+	}
 	ac, err := newActor(a, opts, deps)
 	if err != nil {
 		return nil, err
@@ -151,6 +166,9 @@ func New(opts Options, deps Deps) (*App, error) {
 		defer stop()
 		ac.loop(ticks)
 	}()
+	if c := a.collection; c != nil {
+		go c.run(a.quit, func() { a.post(refreshIntent{}) })
+	}
 	return a, nil
 }
 
@@ -159,6 +177,9 @@ func New(opts Options, deps Deps) (*App, error) {
 func (a *App) Close() error {
 	a.closeOnce.Do(func() { close(a.quit) })
 	<-a.done
+	if a.collection != nil {
+		<-a.collection.stopped
+	}
 	return nil
 }
 

@@ -82,6 +82,7 @@ type fakeStore struct {
 	j        *journal
 	failNext int
 	commits  int
+	noSync   int // of commits, those without a disk flush
 	cps      map[string]engine.Checkpoint
 	queue    storage.QueueState
 	settings map[string]string
@@ -117,6 +118,9 @@ func (s *fakeStore) Commit(t storage.Transition) error {
 		s.queue.Transport = *t.Transport
 	}
 	s.commits++
+	if t.NoSync {
+		s.noSync++
+	}
 	s.j.add(fmt.Sprintf("commit cp=%v queue=%v transport=%v", t.Checkpoint != nil, t.Queue != nil, t.Transport != nil))
 	return nil
 }
@@ -513,6 +517,11 @@ func (r *rig) audio(ev audio.Event) {
 	r.out.events <- ev // unbuffered, as peer's
 	r.sync()
 }
+
+// started tells the actor that the output took the first samples of the
+// track it plays (audio.Started), as the real output does shortly after
+// Play.
+func (r *rig) started() { r.audio(r.out.startedEv()) }
 
 // announce feeds a peer's snapshot with state st.
 func (r *rig) announce(from engine.DeviceID, claim engine.Claim, hb uint64, playing bool, st *PlayerState) {

@@ -16,8 +16,6 @@ func (r *rig) endTrack() {
 	}
 }
 
-func (r *rig) started() { r.audio(r.out.startedEv()) }
-
 // Once a track starts, the next queue entry is prepared; when the output
 // runs into it, the queue moves on without a new Play, the index is
 // persisted and published, and the one after is prepared.

@@ -42,7 +42,7 @@ func (a *actor) ownerGone() bool {
 	if o != a.ownerSeen {
 		return false // it just became the owner (observeOwner notes when)
 	}
-	last := a.ownerSince
+	last := max(a.ownerSince, a.resumedAt) // time away does not count
 	if a.heardFrom == o {
 		last = max(last, a.heardAt)
 	}

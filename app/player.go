@@ -66,6 +66,11 @@ type PlayerState struct {
 	// ("Living room has no file for ...: paused"), so every device tells
 	// its user, not only the owner. The next control clears it.
 	Notice *SharedNotice `json:"notice,omitempty"`
+	// Jumps counts the seeks and track changes made by controls, so a
+	// controller tells a position the owner moved back on purpose from
+	// one that only lags what it extrapolated (its output started a
+	// little late or stalled).
+	Jumps uint64 `json:"jumps,omitempty"`
 	// Closing is set in the last snapshot of an owner that shuts down:
 	// every device shows the music stopped where it was (the exact
 	// position), while Playing keeps the intent for the device that
@@ -180,8 +185,17 @@ type change struct {
 
 // apply changes s by c. It validates everything against bounds and never
 // panics on peer input. pos is the current (measured or extrapolated)
-// position, used when pausing.
+// position, used when pausing. A change of track or position counts as a
+// jump (Jumps).
 func (s *PlayerState) apply(c Control, pos int64) (change, error) {
+	ch, err := s.applyOp(c, pos)
+	if err == nil && (ch.seek || ch.track) {
+		s.Jumps++
+	}
+	return ch, err
+}
+
+func (s *PlayerState) applyOp(c Control, pos int64) (change, error) {
 	var ch change
 	s.Notice = nil // a control answers (or outdates) the owner's last notice
 	switch c.Op {
@@ -268,7 +282,7 @@ func (s *PlayerState) apply(c Control, pos int64) (change, error) {
 		} else {
 			c.Op = OpResume
 		}
-		return s.apply(c, pos)
+		return s.applyOp(c, pos)
 	case OpNext, OpPrev:
 		if len(s.Queue) == 0 {
 			return ch, userErr(ErrQueueEmpty, "the queue is empty")

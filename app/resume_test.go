@@ -23,6 +23,7 @@ func TestFailoverResumesWhereOwnerWasLastHeard(t *testing.T) {
 	r.announce(peerB, owner, 2, true, &ps)
 	r.j.reset()
 	r.advance(5 * time.Second) // the owner went silent: failover after owner_timeout (3 s)
+	r.started()
 	st := r.app.Status()
 	if st.Owner != self || !st.Rendering {
 		t.Fatalf("no failover: owner %s", st.Owner)
@@ -64,6 +65,7 @@ func TestGracefulShutdownHandsOverExactPosition(t *testing.T) {
 	b := newRig(t, peerB, Options{Config: fastCfg()}, self)
 	b.peer(devicesync.SnapshotReceived{From: self, State: last.State, Coordination: last.Coordination})
 	b.advance(5 * time.Second)
+	b.started()
 	if st := b.app.Status(); st.Owner != peerB || !st.Rendering {
 		t.Fatalf("B did not take over: %+v", st.Claim)
 	}

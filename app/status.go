@@ -25,7 +25,11 @@ type Status struct {
 	Claim       engine.Claim    `json:"claim"`
 	Owner       engine.DeviceID `json:"owner"`
 	OwnerName   string          `json:"owner_name"`
-	Rendering   bool            `json:"rendering"` // this device may render (engine MayRender)
+	// Rendering is true while this device owns the output (engine
+	// MayRender) and, when the music plays, its output has taken the
+	// first samples of the current track: a device that just took over
+	// says so once it really plays, not when it decided to.
+	Rendering bool `json:"rendering"`
 	// RenderingSince is when this device last began to render (wall
 	// clock); zero while it does not render.
 	RenderingSince time.Time     `json:"rendering_since,omitzero"`
@@ -48,6 +52,7 @@ type Status struct {
 	Playing    bool        `json:"playing"`
 	PositionMS int64       `json:"position_ms"`
 	Track      *QueueItem  `json:"track"` // nil when the queue is empty
+	TrackLiked bool        `json:"track_liked,omitempty"`
 	QueueLen   int         `json:"queue_len"`
 	Queue      []QueueItem `json:"queue,omitempty"`
 	Index      int         `json:"index"`
@@ -64,7 +69,10 @@ type Status struct {
 
 	Scan           ScanStatus `json:"scan"`
 	LibraryVersion uint64     `json:"library_version"` // changes whenever the catalog changed
-	Folders        []string   `json:"folders"`
+	// PlaylistsVersion changes whenever playlists, likes or play counts
+	// changed, here or on another device.
+	PlaylistsVersion uint64   `json:"playlists_version"`
+	Folders          []string `json:"folders"`
 
 	// Notices are recent user-facing messages, newest last: "Playing on
 	// Living room", "Could not play x.mp3: not an audio file", ... Each has
@@ -90,8 +98,11 @@ type DeviceStatus struct {
 	Name        string          `json:"name"`
 	Fingerprint string          `json:"fingerprint,omitempty"`
 	Online      bool            `json:"online"`
-	Owner       bool            `json:"owner"`
-	Self        bool            `json:"self"`
+	// Relayed says an online device is not reached directly: its
+	// snapshots come through other devices of the group.
+	Relayed bool `json:"relayed,omitempty"`
+	Owner   bool `json:"owner"`
+	Self    bool `json:"self"`
 	// Selectable says whether the device picker may offer this device:
 	// this device, or another one that is online. Transfer refuses the
 	// others (ErrOffline), so a front end disables their entries.

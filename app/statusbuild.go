@@ -2,6 +2,7 @@ package app
 
 import (
 	"slices"
+	"time"
 
 	"github.com/furudesk/furudesk/engine"
 )
@@ -11,13 +12,19 @@ import (
 func (a *actor) publishStatus() {
 	a.observeOwner()
 	gone := a.ownerGone()
+	switch rendering := a.renderingNow(); {
+	case rendering && a.renderSince.IsZero():
+		a.renderSince = time.Now() // presentation only: never feeds the engine
+	case !rendering:
+		a.renderSince = time.Time{}
+	}
 	s := Status{
 		DeviceID:       a.self,
 		DeviceName:     a.name,
 		GroupID:        a.group,
 		Claim:          a.e.Claim(),
 		Owner:          a.e.Owner(),
-		Rendering:      a.e.MayRender(),
+		Rendering:      !a.renderSince.IsZero(),
 		RenderingSince: a.renderSince,
 		StartupPending: a.e.StartupPending(),
 		Passive:        a.passive,
@@ -64,10 +71,12 @@ func (a *actor) publishStatus() {
 			it.Path = t.Path
 		}
 		s.Track = &it
+		s.TrackLiked = a.app.collection.IsLiked(e.ContentID)
 	}
+	s.PlaylistsVersion = a.app.collection.Version()
 	a.lastDevices = a.tr.Devices()
 	for _, d := range a.lastDevices {
-		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self,
+		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
 		if ds.Self {
 			s.Fingerprint = d.Fingerprint

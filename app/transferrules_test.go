@@ -21,6 +21,7 @@ func TestTransferToOfflineDeviceIsRefused(t *testing.T) {
 	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
 		t.Fatal(err)
 	}
+	r.started()
 	r.tr.setOffline(peerB, true)
 	r.sync()
 	claim := r.app.Status().Claim

@@ -2,6 +2,7 @@ package devicesync
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/furudesk/furudesk/engine"
 )
@@ -10,10 +11,16 @@ import (
 // types are listed below; the app switches on them.
 type Event interface{ isEvent() }
 
-// SnapshotReceived is a trusted peer's playback snapshot. From is the
-// authenticated sender and equals Coordination.Device.
+// SnapshotReceived is a member's playback snapshot. From equals
+// Coordination.Device: the authenticated sender, or, when Via is set, the
+// device whose signature the snapshot carries, relayed by the member Via
+// (verified against the key the group holds for From). Age is how long ago
+// it left From as far as the relays know: zero for a direct one; a
+// snapshot a member held and handed on at connect can be old.
 type SnapshotReceived struct {
 	From         engine.DeviceID
+	Via          engine.DeviceID
+	Age          time.Duration
 	Coordination engine.Coordination
 	State        json.RawMessage
 }
@@ -70,8 +77,9 @@ func (PeerOffline) isEvent()      {}
 func (Notice) isEvent()           {}
 
 // DeviceInfo describes one member for presentation. Online is true while
-// the device is directly connected and was heard within OnlineWindow; it
-// never feeds ownership.
+// the device was heard within OnlineWindow: directly connected, or (Relayed)
+// through other members that relay its snapshots. It never feeds
+// ownership.
 type DeviceInfo struct {
 	ID              engine.DeviceID
 	Name            string
@@ -79,6 +87,7 @@ type DeviceInfo struct {
 	Addresses       []string
 	ProtocolVersion int
 	Online          bool
+	Relayed         bool
 	Self            bool
 }
 
@@ -86,7 +95,10 @@ type DeviceInfo struct {
 // status.
 type Counters struct {
 	Legacy      uint64 // snapshots or commands without a usable envelope
-	Spoofed     uint64 // snapshots whose device_id is not the sender
+	Spoofed     uint64 // snapshots not signed by the device they name (relayed), or badly signed
+	Relayed     uint64 // snapshots forwarded to another member
+	RelayDup    uint64 // snapshots not newer than the one held: renew nothing
+	RelayLimit  uint64 // snapshots not forwarded: their device's relay budget was spent
 	StaleCmds   uint64 // commands older than CommandMaxAge
 	UnknownType uint64 // lines of an unknown message type
 	Refused     uint64 // handshakes or messages refused: unknown, revoked, not a member

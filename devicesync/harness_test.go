@@ -253,6 +253,10 @@ func pair(t testing.TB, inviter, joiner *testNode) {
 		t.Fatalf("joiner group %s, inviter group %s", joiner.Group(), inviter.Group())
 	}
 	connected(t, inviter, joiner)
+	// The joiner has the membership ops from the response; the rest of
+	// the inviter's log follows through anti-entropy.
+	want := inviter.vectorOf(inviter.ID())
+	joiner.waitUntil("the inviter's log", func() bool { return joiner.vectorOf(inviter.ID()) >= want })
 }
 
 // startGroup starts a node for each name, pairs every one with the first,

@@ -140,6 +140,7 @@ type Node struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
 		duplicate, unsigned, badSig, unknownOrigin                        atomic.Uint64
 		memberBytes, outsiderBytes                                        atomic.Uint64
+		relayed, relayDup, relayLimited                                   atomic.Uint64
 	}
 
 	mu         sync.Mutex
@@ -154,8 +155,13 @@ type Node struct {
 	denied     map[string]time.Time // denialKey → when its invite expires
 	left       map[string]Op        // group left → this device's revocation of itself there
 	snapshot   []byte               // latest own snapshot line
-	targets    map[string]*dialTarget
-	mdns       func()
+	snapSeq    uint64               // sequence of the latest own snapshot
+	// held is the newest snapshot of each other device (relay.go);
+	// relayBudget bounds how many of a device's snapshots are forwarded.
+	held        map[engine.DeviceID]*heldSnapshot
+	relayBudget map[engine.DeviceID]*tokenBucket
+	targets     map[string]*dialTarget
+	mdns        func()
 }
 
 // New checks cfg and returns a Node that is not yet listening.
@@ -182,6 +188,9 @@ func New(cfg Config) (*Node, error) {
 		left:       map[string]Op{},
 		targets:    map[string]*dialTarget{},
 		glog:       newGroupLog(""),
+
+		held:        map[engine.DeviceID]*heldSnapshot{},
+		relayBudget: map[engine.DeviceID]*tokenBucket{},
 	}
 	n.id = DeviceIDFromPublicKey(n.pub)
 	if n.clock == nil {
@@ -346,6 +355,9 @@ func (n *Node) Counters() Counters {
 		Closed:      n.c.closed.Load(),
 		Dropped:     n.c.dropped.Load(),
 		EventsLost:  n.c.events.Load(),
+		Relayed:     n.c.relayed.Load(),
+		RelayDup:    n.c.relayDup.Load(),
+		RelayLimit:  n.c.relayLimited.Load(),
 
 		DuplicateOps:  n.c.duplicate.Load(),
 		UnsignedOps:   n.c.unsigned.Load(),
@@ -387,6 +399,9 @@ func (n *Node) devicesLocked() []DeviceInfo {
 		d := DeviceInfo{ID: id, Name: m.profile.Name, Fingerprint: Fingerprint(n.glog.keys[id]), Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
 		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
 			d.Online = true
+		} else if h := n.held[id]; h != nil && !h.relayedAt.IsZero() && now.Sub(h.relayedAt) <= OnlineWindow {
+			// Not connected, but its snapshots reach us through others.
+			d.Online, d.Relayed = true, true
 		}
 		out = append(out, d)
 	}
@@ -404,8 +419,9 @@ func (n *Node) Online() []engine.DeviceID {
 	return ids
 }
 
-// PublishSnapshot sends this device's playback snapshot to every connected
-// member and keeps it for members that connect later. c must be a version-1
+// PublishSnapshot signs this device's playback snapshot, sends it to every
+// connected member (who relay it when c names this device as the owner)
+// and keeps it for members that connect later. c must be a version-1
 // envelope naming this device.
 func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) error {
 	if c.Version != engine.EnvelopeVersion || c.Device != n.id {
@@ -414,7 +430,7 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 	if !json.Valid(state) {
 		return fmt.Errorf("devicesync: snapshot state is not JSON")
 	}
-	line, err := encodeLine(snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state}, MaxLineBytes)
+	state, err := compactJSON(state)
 	if err != nil {
 		return err
 	}
@@ -422,6 +438,16 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 	defer n.mu.Unlock()
 	if n.closed {
 		return ErrClosed
+	}
+	m := snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state, Seq: n.nextSnapshotSeqLocked()}
+	fields, err := snapshotSigFields(&c, state, m.Seq)
+	if err != nil {
+		return err
+	}
+	m.Sig = sign(n.cfg.Key, sigDomainCoordination, n.id, fields...)
+	line, err := encodeLine(m, MaxLineBytes)
+	if err != nil {
+		return err
 	}
 	n.snapshot = line
 	for _, s := range n.sessions {
@@ -780,12 +806,25 @@ func (n *Node) sendMissingLocked(s *session) {
 	for range maxBatchesPerPush {
 		ops := n.glog.missing(s.peerVector, MaxOpsPerBatch, nil)
 		if len(ops) == 0 {
+			s.more.Store(false)
 			return
 		}
 		n.sendOpsLocked(s, ops)
 		for _, o := range ops {
 			s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
 		}
+	}
+	s.more.Store(true)
+}
+
+// pushMore continues a push that stopped at maxBatchesPerPush, once the
+// session's queue is written: a long log follows at the pace of the
+// connection instead of one push per anti-entropy round.
+func (n *Node) pushMore(s *session) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.sessions[s.peer] == s && s.peerVector != nil {
+		n.sendMissingLocked(s)
 	}
 }
 

@@ -115,6 +115,7 @@ type commandBody struct {
 // member is a trusted device as the log describes it.
 type member struct {
 	id      engine.DeviceID
+	key     ed25519.PublicKey // from the op that trusted it; nil if it carried none
 	profile profile
 	profOp  Op // the winning profile op, zero if none
 }
@@ -139,17 +140,33 @@ func newGroupLog(group string) *groupLog {
 	return g
 }
 
-// insert adds ops that are new (seq above the vector) without checking
-// them, and returns those it added. Callers check first (admit) or hold
-// ops that were checked before they were stored (load).
+// find returns where o belongs among its origin's ops and whether an op
+// with its seq is there.
+func (g *groupLog) find(o Op) (int, bool) {
+	return slices.BinarySearchFunc(g.byOrigin[o.Origin], o.Seq, func(x Op, s uint64) int { return cmp.Compare(x.Seq, s) })
+}
+
+// holds reports whether the log has an op with o's origin and seq.
+func (g *groupLog) holds(o Op) bool {
+	_, ok := g.find(o)
+	return ok
+}
+
+// insert adds the ops it does not hold without checking them, and returns
+// those it added in the order given. Callers check first (admit) or hold
+// ops that were checked before they were stored (load). An op below the
+// vector is inserted in its place: a device that joined a group holds the
+// membership ops but not the ones between them. The vector moves past
+// every op given.
 func (g *groupLog) insert(ops []Op) []Op {
 	var added []Op
 	for _, o := range ops {
-		if o.Seq <= g.vector[o.Origin] {
+		i, held := g.find(o)
+		g.vector[o.Origin] = max(g.vector[o.Origin], o.Seq)
+		if held {
 			continue
 		}
-		g.byOrigin[o.Origin] = append(g.byOrigin[o.Origin], o)
-		g.vector[o.Origin] = o.Seq
+		g.byOrigin[o.Origin] = slices.Insert(g.byOrigin[o.Origin], i, o)
 		g.count++
 		g.lastHLC = max(g.lastHLC, o.HLCms)
 		added = append(added, o)
@@ -157,20 +174,20 @@ func (g *groupLog) insert(ops []Op) []Op {
 	return added
 }
 
-// truncate removes origin's ops above seq (ops stored a moment ago that
-// could not be persisted). The vector follows: it is always the seq of the
-// origin's last op held, which pruning never removes.
-func (g *groupLog) truncate(origin engine.DeviceID, seq uint64) {
-	ops := g.byOrigin[origin]
-	i, _ := slices.BinarySearchFunc(ops, seq+1, func(o Op, s uint64) int { return cmp.Compare(o.Seq, s) })
-	g.count -= len(ops) - i
-	if i == 0 {
-		delete(g.byOrigin, origin)
-		delete(g.vector, origin)
-		return
+// unadd removes ops insert added a moment ago (they could not be
+// persisted) and puts the vector back to prev.
+func (g *groupLog) unadd(ops []Op, prev VersionVector) {
+	for _, o := range ops {
+		if i, held := g.find(o); held {
+			g.byOrigin[o.Origin] = slices.Delete(g.byOrigin[o.Origin], i, i+1)
+			g.count--
+			if len(g.byOrigin[o.Origin]) == 0 {
+				delete(g.byOrigin, o.Origin)
+			}
+		}
 	}
-	g.byOrigin[origin] = ops[:i]
-	g.vector[origin] = ops[i-1].Seq
+	g.vector = prev
+	g.derive()
 }
 
 // each visits every op in a deterministic order: origin, then seq.

@@ -4,7 +4,6 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -47,13 +46,13 @@ func opFields(group string, o Op) ([][]byte, error) {
 	}, nil
 }
 
-// signOp puts o's body in the form encoding/json sends (compact, with HTML
-// characters escaped), so that the bytes signed are the bytes every
-// receiver and the database hold, and signs it with key in group.
+// signOp puts o's body in the form encoding/json sends (compactJSON), so
+// that the bytes signed are the bytes every receiver and the database
+// hold, and signs it with key in group.
 func signOp(key ed25519.PrivateKey, group string, o *Op) error {
-	body, err := json.Marshal(json.RawMessage(o.Body))
+	body, err := compactJSON(o.Body)
 	if err != nil {
-		return fmt.Errorf("devicesync: op body: %w", err)
+		return err
 	}
 	o.Body = body
 	fields, err := opFields(group, *o)

@@ -381,6 +381,9 @@ func (n *Node) joinGroupLocked(group string, ops []Op, via engine.DeviceID) ([]E
 	if err := n.leaveLocked("joined another group"); err != nil {
 		return nil, err
 	}
+	// The response holds the membership ops only: the vector claims no
+	// other device's ops yet, so anti-entropy sends the ones in between.
+	g.vector = VersionVector{n.id: g.vector[n.id]}
 	if err := n.cfg.Store.ResetGroup(group); err != nil {
 		return nil, fmt.Errorf("devicesync: reset group: %w", err)
 	}

@@ -52,6 +52,9 @@ type session struct {
 	// trusted lifts the outsider budgets of a restricted session whose
 	// requester the user accepted, and which sends its group's log next.
 	trusted atomic.Bool
+	// more says a push stopped at maxBatchesPerPush with ops left: the
+	// write loop pushes again once it has sent what is queued.
+	more atomic.Bool
 
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
@@ -133,6 +136,9 @@ func (s *session) writeLoop() {
 		case line := <-s.out:
 			if !s.write(line) {
 				return
+			}
+			if len(s.out) == 0 && s.more.Swap(false) {
+				s.n.pushMore(s)
 			}
 		case <-s.finishing:
 			for {
@@ -392,6 +398,7 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 	if n.snapshot != nil {
 		s.send(n.snapshot)
 	}
+	n.sendHeldLocked(s)
 	return true, evs
 }
 
@@ -536,16 +543,7 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 	case opsMsg:
 		return n.applyRemoteOpsLocked(s, m.Ops)
 	case snapshotMsg:
-		c := m.Coordination
-		switch {
-		case c == nil || c.Version != engine.EnvelopeVersion:
-			n.c.legacy.Add(1)
-		case c.Device != s.peer:
-			n.c.spoofed.Add(1)
-			n.log.Info("devicesync: dropped snapshot", "peer", string(s.peer), "claimed", string(c.Device))
-		default:
-			return []Event{SnapshotReceived{From: s.peer, Coordination: *c, State: m.State}}, ""
-		}
+		return n.snapshotLocked(s, m), ""
 	default:
 		// pair messages from a member are not meaningful; ignore them.
 	}
@@ -559,7 +557,11 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
 	fresh := 0
 	for _, o := range ops {
-		if o.Seq > n.glog.vector[o.Origin] {
+		if n.glog.holds(o) {
+			// Held already (a joiner's membership ops): the vector moves
+			// past it all the same.
+			n.glog.vector[o.Origin] = max(n.glog.vector[o.Origin], o.Seq)
+		} else {
 			fresh++
 		}
 		if s.peerVector != nil {
@@ -586,14 +588,12 @@ func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
 		return nil, ""
 	}
 	if err := n.cfg.Store.AppendOps(added); err != nil {
-		for _, o := range added {
-			n.glog.truncate(o.Origin, prev[o.Origin])
-		}
-		n.glog.derive()
+		n.glog.unadd(added, prev)
 		n.log.Error("devicesync: persist ops", "err", err)
 		return nil, "could not persist ops"
 	}
 	evs := n.commandEventsLocked(added)
+	evs = append(evs, n.appOpsLocked(added)...)
 	evs = append(evs, n.afterMembershipLocked(before)...)
 	n.pushOpsLocked(s)
 	return evs, ""

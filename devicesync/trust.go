@@ -156,7 +156,7 @@ func (g *groupLog) derive() {
 	}
 	for id, s := range t.standing {
 		if s.member {
-			t.members[id] = &member{id: id, profile: profile{DeviceID: id, Name: s.name}}
+			t.members[id] = &member{id: id, key: t.keys[id], profile: profile{DeviceID: id, Name: s.name}}
 		}
 	}
 	for _, o := range profiles {
@@ -353,7 +353,7 @@ func (g *groupLog) admit(ops []Op, maxHLC int64) ([]Op, rejects) {
 		for _, o := range pending {
 			_, isM, ok := parseMembership(g.group, o)
 			switch {
-			case o.Seq <= g.vector[o.Origin]:
+			case g.holds(o):
 				r.duplicate++
 				continue
 			case failed[o.Origin]:

@@ -389,9 +389,9 @@ func TestRevokedDeviceCannotStrikeBack(t *testing.T) {
 }
 
 // An op's signature survives the wire and the database: encoding/json
-// escapes <, > and & in a body when it sends it, so signOp signs the body
-// in that form; a body written with other spacing still verifies, one
-// with other characters does not.
+// escapes <, > and & in a body when it sends it, and signatures cover that
+// form; the same body with other spacing or escaping still verifies, a
+// changed one does not.
 func TestOpSignatureSurvivesTheWire(t *testing.T) {
 	tg := newTestGroup(t, "a")
 	o := tg.opAt("a", 2, 5, KindProfileSet, json.RawMessage(`{"device_id": "x", "name": "Simon & Garfunkel <live>"}`))
@@ -412,9 +412,35 @@ func TestOpSignatureSurvivesTheWire(t *testing.T) {
 	if err := verifyOp(tg.pub("a"), tg.group, spaced); err != nil {
 		t.Fatalf("other spacing: %v", err)
 	}
+	raw := got
+	raw.Body = json.RawMessage(`{"device_id":"x","name":"Simon & Garfunkel <live>"}`)
+	if err := verifyOp(tg.pub("a"), tg.group, raw); err != nil {
+		t.Fatalf("unescaped: %v", err)
+	}
 	changed := got
-	changed.Body = json.RawMessage(`{"device_id":"x","name":"Simon & Garfunkel <live>"}`)
+	changed.Body = json.RawMessage(`{"device_id":"x","name":"Simon & Garfunkel <live>!"}`)
 	if err := verifyOp(tg.pub("a"), tg.group, changed); err == nil {
-		t.Fatal("a body with other characters verified")
+		t.Fatal("a changed body verified")
+	}
+}
+
+// A snapshot whose state holds characters encoding/json escapes when it
+// sends them (a title "Simon & Garfunkel <Live>") reaches the other
+// member, directly and relayed: its signature covers the bytes it travels
+// as.
+func TestSnapshotWithEscapedCharactersVerifies(t *testing.T) {
+	g := startGroup(t, "a", "b")
+	a, b := g[0], g[1]
+	state := `{"title":"Simon & Garfunkel <Live>"}`
+	if err := a.PublishSnapshot(json.RawMessage(state), coord(a, 1)); err != nil {
+		t.Fatal(err)
+	}
+	got := waitEvent(b, func(s SnapshotReceived) bool { return s.From == a.ID() })
+	var v struct{ Title string }
+	if err := json.Unmarshal(got.State, &v); err != nil || v.Title != "Simon & Garfunkel <Live>" {
+		t.Fatalf("state %s: %v", got.State, err)
+	}
+	if c := b.Counters(); c.Spoofed != 0 {
+		t.Fatalf("counters %+v", c)
 	}
 }

@@ -88,6 +88,13 @@ type snapshotMsg struct {
 	Type         string               `json:"type"`
 	Coordination *engine.Coordination `json:"coordination,omitempty"`
 	State        json.RawMessage      `json:"state"`
+	// Seq orders the snapshots of one device with the same heartbeat id;
+	// Sig is its device's signature over the envelope, the state and Seq
+	// (relay.go). AgeMS is set by a member that relays it: how long ago
+	// it left its device, as far as the relays know (not signed).
+	Seq   uint64 `json:"seq,omitempty"`
+	Sig   []byte `json:"sig,omitempty"`
+	AgeMS uint64 `json:"age_ms,omitempty"`
 }
 
 func (pairRequestMsg) msgType() string  { return typePairRequest }

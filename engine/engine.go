@@ -100,6 +100,7 @@ type Stats struct {
 	Announcements  uint64               // announcements processed
 	AnnounceErrors uint64               // announcements rejected with an error
 	Renewals       uint64               // fresh owner reports that renewed liveness
+	Resumes        uint64               // Resumed calls that moved the liveness window
 	ClaimsIssued   uint64               // claims issued by this device
 	Verdicts       [verdictCount]uint64 // Receive outcomes, indexed by Verdict
 	Senders        int                  // senders tracked in the current term
@@ -367,6 +368,17 @@ func (e *Engine) OutputReport(source uint64, o Output) bool {
 // the owner itself renews its liveness (rule 4). A rejected announcement
 // changes nothing.
 func (e *Engine) Announce(from DeviceID, c Coordination) error {
+	return e.AnnounceAged(from, c, 0)
+}
+
+// AnnounceAged is Announce for an envelope that reached this device some
+// time after its device made it: relayed by other members, or held by one
+// and handed on when this device connected. from is the device whose
+// signature it carries (verified by the caller against the key the group
+// holds for it); age is how long ago it was made, as far as the relays
+// know. A fresh report from the owner renews its liveness as of then, not
+// now, so an old report never gives a silent owner more time than it had.
+func (e *Engine) AnnounceAged(from DeviceID, c Coordination, age time.Duration) error {
 	e.stats.Announcements++
 	switch {
 	case c.Version != EnvelopeVersion:
@@ -385,9 +397,11 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 		e.stats.AnnounceErrors++
 		return ErrClaim
 	}
+	adopted := false
 	switch r := c.Claim.Compare(e.claim); {
 	case r > 0:
 		e.adopt(c.Claim)
+		adopted = true
 	case r < 0:
 		e.peerBehind = true // tell it on the next Tick, at most once per tick
 	}
@@ -395,7 +409,13 @@ func (e *Engine) Announce(from DeviceID, c Coordination) error {
 		if last, known := e.peerHB[from]; c.Heartbeat > last {
 			e.notePeer(from, c.Heartbeat, known)
 			if from == e.claim.Owner {
-				e.ownerBase = e.clock.Now()
+				// Live as of the report: a claim learned with its owner's
+				// own report is not given more than that report.
+				at := e.clock.Now() - max(age, 0)
+				if !adopted {
+					at = max(e.ownerBase, at)
+				}
+				e.ownerBase = at
 				e.ownerReported = true
 				e.ownerOutput = c.Output
 				e.stats.Renewals++
@@ -439,6 +459,34 @@ func (e *Engine) Tick() {
 		e.gossipSeq++
 	}
 	e.peerBehind = false
+}
+
+// Resumed tells the engine that this device was not listening for away:
+// its process was stopped (SIGSTOP, a laptop's sleep, App Nap, a paused VM)
+// or starved, so no report could reach it although its clock ran on.
+// Liveness counts only time this device was listening: the owner's window
+// and the startup discovery grace move forward by away (never beyond now),
+// so waking up never turns a live owner into a silent one, and the reports
+// that waited in the inbox renew it as usual. An owner that was already
+// silent before the pause keeps only what was left of its window.
+//
+// The driver calls it when its ticker fires much later than its interval,
+// before the Tick of that wake-up. Tick keeps its meaning: a driver that
+// ticks past a deadline without calling Resumed still fails over.
+func (e *Engine) Resumed(away time.Duration) {
+	if away <= 0 {
+		return
+	}
+	now := e.clock.Now()
+	shift := func(t time.Duration) time.Duration {
+		if away >= now-t {
+			return now
+		}
+		return t + away
+	}
+	e.ownerBase = shift(e.ownerBase)
+	e.start = shift(e.start)
+	e.stats.Resumes++
 }
 
 // RequestStartup records the one startup intent of this application

@@ -29,6 +29,7 @@ import (
 //	restore a claim=N/issuer/owner [hb=N] [cmd=N] [group=g] [config args]
 //	elapse ms=N [a b ...]     advance the clocks of the listed (default all) devices
 //	tick [a b ...]            Tick (default all live devices)
+//	resumed a ms=N            Resumed: a was not listening for N ms
 //	heartbeat a [available] [playing]
 //	report a source=N [available] [playing]    gateway OutputReport
 //	startup a                 RequestStartup
@@ -246,6 +247,13 @@ func (w *world) run(t *testing.T, td *datadriven.TestData) string {
 			d.e.Tick()
 			w.drive(d)
 		}
+	case "resumed":
+		d := w.dev(t, first)
+		var n int
+		td.ScanArgs(t, "ms", &n)
+		d.e.Resumed(ms(n))
+		w.drive(d)
+		return "ok"
 	case "heartbeat":
 		d := w.dev(t, first)
 		fmt.Fprintf(&w.out, "%s heartbeat %d\n", d.id, d.e.Heartbeat(outputArgs(td)))

@@ -10,11 +10,17 @@ package engine
 //	TestLoserStopsAtOnce             "A losing player stops its audio even if it was playing; it cannot reject a higher claim." (rule 3)
 //	TestOnlyOwnerReportsRenew        "Only new reports from the owner's audio endpoint renew its liveness.
 //	                                 Duplicate snapshots and relayed claims do not." (rule 4)
+//	TestAgedReportRenewsAsOfThen     "Only new reports from the owner's audio endpoint renew its liveness." for a
+//	                                 report relayed by members: it renews as of when it was made (AnnounceAged)
 //	TestHeartbeatReservation         "reserves heartbeat sequence ranges in its checkpoint so a restart cannot roll them
 //	                                 back and every UI tick does not require a database write." (rule 5)
 //	TestGatewayReports               "Gateway timers must not turn cached browser state into new output heartbeats." /
 //	                                 "output_report with an increasing source-report id for a gateway." (rule 6)
 //	TestFailover                     "automatic_failover: Claim when the owner stops reporting." (rule 7)
+//	TestResumedCountsListeningTime   "Availability, actual unpaused playback, ownership and network connectivity are
+//	                                 different inputs." / "Convergence assumes ... functioning polling/event loops":
+//	                                 a device that was not listening (Resumed) does not take its own pause for the
+//	                                 owner's silence; discovery counts listening time too (rule 7, 8; Resumed)
 //	TestStartupDecision              "Startup has a discovery grace period. If a restored/relayed owner has not yet
 //	                                 reported, keep the startup decision pending until its heartbeat or timeout." (rule 8)
 //	TestStartupUnknownPeer           "an entirely unknown peer across a partition cannot prevent a local startup claim." (rule 8)
@@ -189,6 +195,42 @@ func TestOnlyOwnerReportsRenew(t *testing.T) {
 	}
 }
 
+func TestAgedReportRenewsAsOfThen(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.OwnerTimeoutMS = 3_000
+	c := &fakeClock{}
+	a := newT(t, "a", cfg, c)
+	a.Heartbeat(on)
+	env := Coordination{Version: 1, Device: "b", Claim: Claim{3, "b", "b"}, Heartbeat: 1, Output: playing}
+	_ = a.Announce("b", env)
+	c.advance(ms(2_000))
+	// b's next report reaches a through a relay, 1.5 s after b made it.
+	env.Heartbeat = 2
+	if err := a.AnnounceAged("b", env, ms(1_500)); err != nil {
+		t.Fatal(err)
+	}
+	c.advance(ms(2_501))
+	a.Tick()
+	if a.Owner() != "a" {
+		t.Fatalf("an aged report renewed as of its arrival: claim %v, want a failover 3 s after it was made", a.Claim())
+	}
+
+	// An aged report never moves liveness back, and a replay renews nothing.
+	c2 := &fakeClock{}
+	x := newT(t, "x", cfg, c2)
+	x.Heartbeat(on)
+	env.Heartbeat = 5
+	_ = x.Announce("b", env)
+	c2.advance(ms(1_000))
+	_ = x.AnnounceAged("b", Coordination{Version: 1, Device: "b", Claim: env.Claim, Heartbeat: 6, Output: playing}, ms(5_000))
+	_ = x.AnnounceAged("b", env, 0)
+	c2.advance(ms(2_001))
+	x.Tick()
+	if x.Owner() != "x" {
+		t.Fatalf("an old relayed report or a replay renewed the owner: claim %v", x.Claim())
+	}
+}
+
 func TestHeartbeatReservation(t *testing.T) {
 	c := &fakeClock{}
 	e := newT(t, "a", DefaultConfig(), c)
@@ -307,6 +349,89 @@ func TestFailover(t *testing.T) {
 	y.Tick()
 	if y.Owner() != "y" {
 		t.Fatal("then failover")
+	}
+}
+
+func TestResumedCountsListeningTime(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.OwnerTimeoutMS = 3_000
+	owner := Coordination{Version: 1, Device: "b", Claim: Claim{3, "b", "b"}, Heartbeat: 1, Output: playing}
+
+	// Stopped for 6 s right after b's report: b keeps its whole window.
+	c := &fakeClock{}
+	a := newT(t, "a", cfg, c)
+	a.Heartbeat(on)
+	_ = a.Announce("b", owner)
+	c.advance(ms(6_000))
+	a.Resumed(ms(6_000))
+	a.Tick()
+	if a.Owner() != "b" || !a.OwnerLive() {
+		t.Fatalf("woke up and claimed from a live owner: claim %v live %v", a.Claim(), a.OwnerLive())
+	}
+	c.advance(ms(2_999))
+	a.Tick()
+	if a.Owner() != "b" {
+		t.Fatal("the owner's window is shorter than owner_timeout of listening time")
+	}
+	c.advance(ms(2))
+	a.Tick()
+	if a.Owner() != "a" {
+		t.Fatalf("owner silent for owner_timeout of listening time: claim %v, want a failover", a.Claim())
+	}
+
+	// Silent 2.5 s before a 10 s pause: 0.5 s of its window is left.
+	c2 := &fakeClock{}
+	x := newT(t, "x", cfg, c2)
+	x.Heartbeat(on)
+	_ = x.Announce("b", owner)
+	c2.advance(ms(12_500))
+	x.Resumed(ms(10_000))
+	x.Tick()
+	if x.Owner() != "b" {
+		t.Fatal("claimed with 0.5 s of the window left")
+	}
+	c2.advance(ms(501))
+	x.Tick()
+	if x.Owner() != "x" {
+		t.Fatal("no failover once the rest of the window passed")
+	}
+
+	// Resumed never moves the window beyond now, whatever away says.
+	c3 := &fakeClock{}
+	y := newT(t, "y", cfg, c3)
+	y.Heartbeat(on)
+	_ = y.Announce("b", owner)
+	c3.advance(ms(1_000))
+	y.Resumed(time.Hour)
+	c3.advance(ms(3_001))
+	y.Tick()
+	if y.Owner() != "y" {
+		t.Fatal("Resumed gave the owner more than owner_timeout from now")
+	}
+
+	// The discovery grace counts listening time: a startup intent recorded
+	// before a pause is not decided by the pause alone.
+	cfgD := DefaultConfig()
+	cfgD.DiscoveryMS = 3_000
+	c4 := &fakeClock{}
+	z := newT(t, "z", cfgD, c4)
+	z.Heartbeat(on)
+	z.RequestStartup()
+	c4.advance(ms(1_000))
+	z.Tick()
+	c4.advance(ms(5_000))
+	z.Resumed(ms(5_000))
+	z.Tick()
+	if !z.StartupPending() || !z.Claim().IsZero() {
+		t.Fatalf("startup decided after 1 s of listening: pending %v claim %v", z.StartupPending(), z.Claim())
+	}
+	c4.advance(ms(2_000))
+	z.Tick()
+	if z.StartupPending() || z.Owner() != "z" {
+		t.Fatalf("startup not decided after the grace of listening time: claim %v", z.Claim())
+	}
+	if z.Stats().Resumes != 1 {
+		t.Fatalf("Stats.Resumes = %d, want 1", z.Stats().Resumes)
 	}
 }
 

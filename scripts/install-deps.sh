@@ -10,7 +10,7 @@ set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev)
-test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils
+test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
   libasound2-plugins sox ffmpeg dbus playerctl)
 
 pkgs=("${build_pkgs[@]}")

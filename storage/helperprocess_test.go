@@ -26,6 +26,8 @@ func TestHelperProcess(t *testing.T) {
 		err = helperHold(dir)
 	case "crash":
 		err = helperCrash(dir)
+	case "position":
+		err = helperPosition(dir)
 	default:
 		err = fmt.Errorf("unknown helper role %q", role)
 	}
@@ -104,4 +106,27 @@ func helperCrash(dir string) error {
 		fmt.Printf("C %d %q %q %d %d %d\n", cp.Claim.Counter, cp.Claim.Issuer, cp.Claim.Owner, cp.HeartbeatReserved, cp.CommandReserved, seq)
 	}
 	return s.Close()
+}
+
+// helperPosition stores a one-track queue, then commits the playing
+// position without a flush (NoSync) in a loop, printing each position after
+// Commit returned, until it is killed.
+func helperPosition(dir string) error {
+	s, err := Open(dir)
+	if err != nil {
+		return err
+	}
+	q := QueueState{Items: []QueueItem{{ContentID: "b3:aa", Meta: []byte(`{}`)}}, Transport: Transport{Playing: true, Volume: 100, Repeat: RepeatOff}}
+	if err := s.Commit(Transition{Queue: &q}); err != nil {
+		return err
+	}
+	fmt.Println("ready")
+	for pos := int64(1); ; pos++ {
+		tr := q.Transport
+		tr.PositionMS = pos
+		if err := s.Commit(Transition{Transport: &tr, NoSync: true}); err != nil {
+			return err
+		}
+		fmt.Println(pos)
+	}
 }

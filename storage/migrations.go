@@ -211,6 +211,19 @@ END;
 ALTER TABLE transport ADD COLUMN shuffle_seed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE transport ADD COLUMN shuffle_order TEXT NOT NULL DEFAULT '[]';
 `},
+	// "Recently added" lists tracks by when they entered the catalog. A
+	// trigger dates each new row, so PutTracks is unchanged and a rescan
+	// (an update of the row) or a move keeps the date; tracks already
+	// there are dated by their file's modification time, the best guess.
+	{name: "library: when each track was added", up: `
+ALTER TABLE tracks ADD COLUMN added_at_ms INTEGER NOT NULL DEFAULT 0;
+UPDATE tracks SET added_at_ms = mtime_ns / 1000000;
+CREATE TRIGGER tracks_added_at AFTER INSERT ON tracks WHEN new.added_at_ms = 0 BEGIN
+	UPDATE tracks SET added_at_ms = CAST(strftime('%s', 'now') AS INTEGER) * 1000 + CAST(substr(strftime('%f', 'now'), 4) AS INTEGER)
+	WHERE id = new.id;
+END;
+CREATE INDEX tracks_added ON tracks (added_at_ms);
+`},
 	// Every op is signed by its origin (devicesync). Ops stored before
 	// have no signature: devicesync does not trust such a history and
 	// leaves the group it describes (see devicesync's loadGroupLocked).

@@ -1,7 +1,9 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -62,7 +64,8 @@ type Store struct {
 	fault    func(Transition) error
 	failNext []error
 
-	writes atomic.Uint64
+	writes       atomic.Uint64
+	noSyncWrites atomic.Uint64 // of writes, those committed without a flush
 
 	// maxLogOps is MaxLogOps; tests lower it to reach the limit quickly.
 	maxLogOps int
@@ -223,8 +226,47 @@ func (s *Store) Close() error {
 // database writes.
 func (s *Store) Writes() uint64 { return s.writes.Load() }
 
+// FlushedWrites returns how many of Writes waited for the disk (all but the
+// NoSync ones).
+func (s *Store) FlushedWrites() uint64 { return s.writes.Load() - s.noSyncWrites.Load() }
+
 // write runs fn in one write transaction and commits it, or rolls back when
 // fn fails.
+// writeNoSync is write on a connection switched to synchronous=NORMAL for
+// this one transaction: in WAL mode the commit appends to the log without
+// an fsync. The connection goes back to the pool flushed again
+// (synchronous=FULL); one that cannot be switched back is discarded.
+func (s *Store) writeNoSync(fn func(tx *sql.Tx) error) error {
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("storage: connection: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=NORMAL"); err != nil {
+		return fmt.Errorf("storage: synchronous=NORMAL: %w", err)
+	}
+	defer func() {
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=FULL"); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused unflushed
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("storage: begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("storage: commit: %w", err)
+	}
+	s.writes.Add(1)
+	s.noSyncWrites.Add(1)
+	return nil
+}
+
 func (s *Store) write(fn func(tx *sql.Tx) error) error {
 	tx, err := s.db.Begin()
 	if err != nil {

@@ -26,6 +26,13 @@ type Transition struct {
 	Ops []Op
 	// Devices are upserted, e.g. the effect of device_trusted/revoked ops.
 	Devices []Device
+	// NoSync commits without waiting for the disk (synchronous=NORMAL): a
+	// crash of the process (kill -9) keeps it, a power cut may lose it.
+	// Only a Transport may be written this way: the playing position the
+	// actor saves every few seconds, so a restart resumes close to where
+	// it was without a disk flush each time. Everything that orders
+	// decisions (checkpoint, queue, ops) is always flushed.
+	NoSync bool
 }
 
 // Empty reports whether t changes nothing.
@@ -52,6 +59,9 @@ func (t Transition) validate() error {
 		if err := t.Transport.validateModes(); err != nil {
 			return err
 		}
+	}
+	if t.NoSync && (t.Checkpoint != nil || t.Queue != nil || len(t.Ops) > 0 || len(t.Devices) > 0) {
+		return fmt.Errorf("%w: only a transport may be committed without a flush", ErrInvalid)
 	}
 	if len(t.Ops) > MaxOpsPerTransition {
 		return fmt.Errorf("%w: %d ops in one transition, want at most %d", ErrInvalid, len(t.Ops), MaxOpsPerTransition)
@@ -85,7 +95,11 @@ func (s *Store) Commit(t Transition) error {
 		return err
 	}
 	fault := s.takeFault()
-	return s.write(func(tx *sql.Tx) error {
+	write := s.write
+	if t.NoSync {
+		write = s.writeNoSync
+	}
+	return write(func(tx *sql.Tx) error {
 		if t.Checkpoint != nil {
 			if err := writeCheckpoint(tx, *t.Checkpoint); err != nil {
 				return err

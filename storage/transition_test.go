@@ -1,11 +1,13 @@
 package storage
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/furudesk/furudesk/engine"
@@ -233,5 +235,78 @@ func TestQueueDefaults(t *testing.T) {
 	q, err := s.Queue()
 	if err != nil || len(q.Items) != 0 || !q.Transport.Equal(DefaultTransport()) {
 		t.Fatalf("fresh queue %+v %v", q, err)
+	}
+}
+
+// A position committed without a flush survives the process being killed:
+// after SIGKILL and a reopen the stored position is at least the last one
+// the child printed after Commit returned. Such commits never weaken the
+// ones that must be flushed: the pool's connections stay synchronous=FULL,
+// and a NoSync transition may carry nothing but a transport.
+func TestNoSyncPositionSurvivesKill(t *testing.T) {
+	dir := t.TempDir()
+	cmd := helperCmd(t, "position", dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	var last int64
+	for sc.Scan() {
+		if n, err := strconv.ParseInt(sc.Text(), 10, 64); err == nil {
+			last = n
+			if n >= 200 {
+				break
+			}
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	if last < 200 {
+		t.Fatalf("child stopped at position %d", last)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	q, err := s.Queue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.PositionMS < last {
+		t.Fatalf("after kill -9 the stored position is %d, the child had committed %d", q.PositionMS, last)
+	}
+	if s.FlushedWrites() != 0 {
+		t.Fatalf("%d flushed writes from reading", s.FlushedWrites())
+	}
+
+	tr := q.Transport
+	if err := s.Commit(Transition{Transport: &tr, NoSync: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Writes() != 1 || s.FlushedWrites() != 0 {
+		t.Fatalf("writes %d flushed %d, want 1 and 0", s.Writes(), s.FlushedWrites())
+	}
+	for i := range maxOpenConns + 1 {
+		var mode int
+		if err := s.db.QueryRow("PRAGMA synchronous").Scan(&mode); err != nil {
+			t.Fatal(err)
+		}
+		if mode != 2 {
+			t.Fatalf("connection %d left at synchronous=%d after a NoSync commit, want 2 (FULL)", i, mode)
+		}
+	}
+	for _, bad := range []Transition{
+		{Checkpoint: testCheckpoint(1, 1024), NoSync: true},
+		{Queue: testQueue(1), NoSync: true},
+		{Transport: &tr, Ops: []Op{testOp("dev_a", 1)}, NoSync: true},
+	} {
+		if err := s.Commit(bad); !errors.Is(err, ErrInvalid) {
+			t.Fatalf("NoSync %+v: %v, want ErrInvalid", bad, err)
+		}
 	}
 }

@@ -47,6 +47,23 @@ type Backend interface {
 	SetPlaybackConfig(cfg engine.Config) error
 	SetPassive(on bool) error
 
+	// Playlists, likes and history: the group's, the same on every device
+	// (Status.PlaylistsVersion moves when they changed). Ids are
+	// PlaylistSummary.ID; indexes count from 0 as listed.
+	Playlists() ([]app.PlaylistSummary, error)
+	Playlist(id string) (app.PlaylistView, error)
+	CreatePlaylist(name string) (app.PlaylistSummary, error)
+	RenamePlaylist(id, name string) error
+	DeletePlaylist(id string) error
+	AddToPlaylist(id string, contentIDs []string, at int) error
+	RemoveFromPlaylist(id string, indexes []int) error
+	MoveInPlaylist(id string, from, to int) error
+	PlayPlaylist(id string, start int, appendToQueue bool) error
+	SetLiked(contentID string, liked bool) error
+	LikedIDs() (map[string]bool, error)
+	ImportPlaylist(file string) (app.ImportReport, error)
+	ExportPlaylist(id, file string) (app.ExportReport, error)
+
 	Tracks() ([]library.Track, error)
 	Cover(contentID string) ([]byte, error)
 	AddFolder(path string) error

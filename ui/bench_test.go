@@ -124,3 +124,50 @@ func BenchmarkMemory10k(b *testing.B) {
 
 var _ = app.Status{}
 var _ = time.Second
+
+// openBench is a window on the Playlists page with a playlist of all
+// 10,000 tracks; open switches to it from Liked.
+func openBench(b *testing.B) (*UI, func()) {
+	fa := test.NewTempApp(b)
+	fb := fakebackend.New(fakebackend.MakeTracks(benchTracks))
+	ts, _ := fb.Tracks()
+	ids := make([]string, len(ts))
+	for i, t := range ts {
+		ids[i] = t.ContentID
+	}
+	id := fb.AddPlaylist("Everything", ids)
+	u := benchUI(b, fa, fb)
+	u.apply(fb.Status())
+	u.showPage(PagePlaylists)
+	return u, func() {
+		u.playlists.openList(app.ListLiked)
+		u.playlists.openList(id)
+		if len(u.playlists.entries.items) != benchTracks {
+			b.Fatalf("opened %d entries", len(u.playlists.entries.items))
+		}
+	}
+}
+
+// BenchmarkOpenPlaylist10k opens a 10,000-entry playlist: the backend's
+// view (the fake's, see app.BenchmarkPlaylistView10k for the app's),
+// header, entry list and its visible rows, without painting.
+func BenchmarkOpenPlaylist10k(b *testing.B) {
+	u, open := openBench(b)
+	defer u.Close()
+	b.ResetTimer()
+	for range b.N {
+		open()
+	}
+}
+
+// BenchmarkOpenPlaylist10kFrame is BenchmarkOpenPlaylist10k with the
+// window painted in software afterwards.
+func BenchmarkOpenPlaylist10kFrame(b *testing.B) {
+	u, open := openBench(b)
+	defer u.Close()
+	b.ResetTimer()
+	for range b.N {
+		open()
+		u.win.Canvas().Capture()
+	}
+}

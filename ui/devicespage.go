@@ -107,6 +107,9 @@ func (p *devicesPage) renderDevices(st app.Status) {
 		dot := canvas.NewCircle(theme.Color(theme.ColorNameDisabled))
 		if d.Online || d.Self {
 			state = "Online"
+			if d.Relayed && !d.Self {
+				state = "Online through another device"
+			}
 			dot.FillColor = theme.Color(theme.ColorNameSuccess)
 		}
 		stateLabel := widget.NewLabel(state)

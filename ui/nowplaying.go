@@ -28,6 +28,7 @@ type nowPlaying struct {
 	cover      *canvas.Image
 	coverID    string
 	title, sub *widget.Label
+	heart      *widget.Button // likes or unlikes the current track
 
 	shuffle, prev, play, next, repeat *widget.Button
 	seek                              *widget.Slider
@@ -56,7 +57,10 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.title.Truncation = fyne.TextTruncateEllipsis
 	n.sub = widget.NewLabel("Pick something from your library")
 	n.sub.Truncation = fyne.TextTruncateEllipsis
-	left := container.NewBorder(nil, nil, coverBox, nil,
+	n.heart = widget.NewButtonWithIcon("", iconHeartOutline, u.toggleLikeCurrent)
+	n.heart.Importance = widget.LowImportance
+	n.heart.Hide()
+	left := container.NewBorder(nil, nil, coverBox, container.NewCenter(n.heart),
 		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, secondary(n.sub)), layout.NewSpacer()))
 
 	n.shuffle = widget.NewButtonWithIcon("", iconShuffle, func() {
@@ -144,6 +148,7 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 		n.sub.SetText(sub)
 		n.setCover(t.ContentID)
 	}
+	n.showLiked(st)
 	icon := theme.MediaPlayIcon()
 	if st.Playing {
 		icon = theme.MediaPauseIcon()
@@ -197,6 +202,22 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 		n.device.Refresh()
 	}
 	n.showPosition()
+}
+
+// showLiked shows the heart of the current track: filled when liked.
+func (n *nowPlaying) showLiked(st app.Status) {
+	if st.Track == nil {
+		n.heart.Hide()
+		return
+	}
+	icon := iconHeartOutline
+	if st.TrackLiked {
+		icon = iconLiked
+	}
+	if n.heart.Icon != icon {
+		n.heart.SetIcon(icon)
+	}
+	n.heart.Show()
 }
 
 // setToggle shows a toggle button as on (accent colour) or off.

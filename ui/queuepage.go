@@ -21,6 +21,7 @@ type queuePage struct {
 	empty  fyne.CanvasObject
 	view   *fyne.Container
 	clear  *widget.Button
+	save   *widget.Button
 	more   *widget.Label
 }
 
@@ -38,9 +39,17 @@ func newQueuePage(u *UI) *queuePage {
 		u.run("Could not clear the queue", u.b.ClearQueue)
 	})
 	p.clear.Importance = widget.LowImportance
+	p.save = widget.NewButtonWithIcon("Save as playlist…", iconPlaylistAdd, func() {
+		ids := make([]string, len(p.items))
+		for i, it := range p.items {
+			ids[i] = it.ContentID
+		}
+		u.newPlaylistDialog(func(pl app.PlaylistSummary) { u.addTo(pl, ids) })
+	})
+	p.save.Importance = widget.LowImportance
 	p.more = widget.NewLabel("")
 	title := widget.NewLabel("Double-click a track to play it; right-click to remove it.")
-	top := container.NewBorder(nil, nil, nil, p.clear, secondary(title))
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(p.save, p.clear), secondary(title))
 
 	icon := widget.NewIcon(iconQueue)
 	msg := widget.NewLabelWithStyle("The queue is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
@@ -69,9 +78,11 @@ func (p *queuePage) render() {
 	if len(p.items) == 0 {
 		p.empty.Show()
 		p.clear.Disable()
+		p.save.Disable()
 	} else {
 		p.empty.Hide()
 		p.clear.Enable()
+		p.save.Enable()
 	}
 	if n := p.u.st.QueueLen - len(p.items); n > 0 {
 		p.more.SetText("… and " + plural(n, "more track", "more tracks"))
@@ -164,7 +175,8 @@ func (r *queueRow) DoubleTapped(*fyne.PointEvent) {
 	}
 }
 
-// TappedSecondary offers Play and Remove from queue.
+// TappedSecondary offers Play, Remove from queue, Add to playlist and
+// Like.
 func (r *queueRow) TappedSecondary(e *fyne.PointEvent) {
 	if r.id < 0 {
 		return
@@ -176,7 +188,10 @@ func (r *queueRow) TappedSecondary(e *fyne.PointEvent) {
 		}),
 		fyne.NewMenuItemWithIcon("Remove from queue", theme.ContentRemoveIcon(), func() {
 			u.run("Could not remove it from the queue", func() error { return u.b.RemoveFromQueue(i) })
-		}))
+		}),
+		fyne.NewMenuItemSeparator(),
+		u.addToPlaylistItem([]string{r.p.items[i].ContentID}),
+		u.likeItem(r.p.items[i].ContentID))
 	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
 }
 

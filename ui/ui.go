@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
@@ -36,15 +37,16 @@ type Options struct {
 
 // Page names of the sidebar, in its order.
 const (
-	PageArtists  = "Artists"
-	PageAlbums   = "Albums"
-	PageTracks   = "Tracks"
-	PageQueue    = "Queue"
-	PageDevices  = "Devices"
-	PageSettings = "Settings"
+	PageArtists   = "Artists"
+	PageAlbums    = "Albums"
+	PageTracks    = "Tracks"
+	PagePlaylists = "Playlists"
+	PageQueue     = "Queue"
+	PageDevices   = "Devices"
+	PageSettings  = "Settings"
 )
 
-var pageOrder = []string{PageArtists, PageAlbums, PageTracks, PageQueue, PageDevices, PageSettings}
+var pageOrder = []string{PageArtists, PageAlbums, PageTracks, PagePlaylists, PageQueue, PageDevices, PageSettings}
 
 func pageIcon(name string) fyne.Resource {
 	switch name {
@@ -54,6 +56,8 @@ func pageIcon(name string) fyne.Resource {
 		return iconAlbum
 	case PageTracks:
 		return iconTracks
+	case PagePlaylists:
+		return iconPlaylist
 	case PageQueue:
 		return iconQueue
 	case PageDevices:
@@ -105,17 +109,27 @@ type UI struct {
 	main      *fyne.Container // top above the page
 	pages     map[string]fyne.CanvasObject
 
-	banner   *banner
-	notices  *noticeBar
-	np       *nowPlaying
-	tracks   *tracksPage
-	artists  *artistsPage
-	albums   *albumsPage
-	queue    *queuePage
-	devices  *devicesPage
-	settings *settingsPage
-	scanBar  *scanView
-	covers   *coverCache
+	banner    *banner
+	notices   *noticeBar
+	np        *nowPlaying
+	tracks    *tracksPage
+	artists   *artistsPage
+	albums    *albumsPage
+	queue     *queuePage
+	playlists *playlistsPage
+	devices   *devicesPage
+	settings  *settingsPage
+	scanBar   *scanView
+	covers    *coverCache
+
+	// The group's lists for the menus and the liked tracks for the
+	// hearts (playlistmenu.go), and the Status.PlaylistsVersion they are of.
+	lists     []app.PlaylistSummary
+	liked     map[string]bool
+	plVersion uint64
+	plLoading bool
+	plAgain   bool
+	plDialog  dialog.Dialog // the last playlist dialog shown (tests)
 
 	tickStop chan struct{}
 	done     chan struct{}
@@ -206,12 +220,14 @@ func (u *UI) build() {
 	u.artists = newArtistsPage(u)
 	u.albums = newAlbumsPage(u)
 	u.queue = newQueuePage(u)
+	u.playlists = newPlaylistsPage(u)
 	u.devices = newDevicesPage(u)
 	u.settings = newSettingsPage(u)
 	u.scanBar = newScanView(u)
 	u.pages = map[string]fyne.CanvasObject{
 		PageArtists: u.artists.view, PageAlbums: u.albums.view, PageTracks: u.tracks.view,
 		PageQueue: u.queue.view, PageDevices: u.devices.view, PageSettings: u.settings.view,
+		PagePlaylists: u.playlists.view,
 	}
 
 	u.nav = widget.NewList(
@@ -319,6 +335,14 @@ func (u *UI) refreshHeader() {
 		if u.cat != nil {
 			sub = plural(len(u.cat.artists), "artist", "artists")
 		}
+	case PagePlaylists:
+		n := 0
+		for _, l := range u.lists {
+			if l.Kind == app.KindPlaylist {
+				n++
+			}
+		}
+		sub = plural(n, "playlist", "playlists")
 	case PageQueue:
 		sub = plural(u.st.QueueLen, "track", "tracks")
 	case PageDevices:
@@ -363,12 +387,14 @@ func (u *UI) apply(st app.Status) {
 	u.tracks.list.setCurrent(cur)
 	u.artists.tracks.setCurrent(cur)
 	u.albums.tracks.setCurrent(cur)
+	u.playlists.setCurrent(cur)
+	u.playlistsChanged(st, first) // playlistmenu.go
 
 	if first || st.LibraryVersion != u.libVersion {
 		u.libVersion = st.LibraryVersion
 		u.loadLibrary()
 	}
-	if u.page == PageQueue || u.page == PageDevices {
+	if u.page == PageQueue || u.page == PageDevices || u.page == PagePlaylists {
 		u.refreshHeader()
 	}
 	u.updateTicker()
@@ -516,12 +542,17 @@ func (u *UI) enqueue(tracks []*library.Track, next bool) {
 }
 
 // trackMenu is the context menu of a track (or of a selection of tracks):
-// play from here, play next, add to queue, go to album or artist.
+// play from here, play next, add to queue, add to playlist, like, go to
+// album or artist.
 func (u *UI) trackMenu(list []*library.Track, index int, sel []*library.Track) *fyne.Menu {
 	items := []*fyne.MenuItem{
 		fyne.NewMenuItemWithIcon("Play", theme.MediaPlayIcon(), func() { u.playTracks(list, index) }),
 		fyne.NewMenuItemWithIcon("Play next", iconQueue, func() { u.enqueue(sel, true) }),
 		fyne.NewMenuItemWithIcon("Add to queue", theme.ContentAddIcon(), func() { u.enqueue(sel, false) }),
+		u.addToPlaylistItem(contentIDs(sel)),
+	}
+	if len(sel) == 1 {
+		items = append(items, u.likeItem(sel[0].ContentID))
 	}
 	if len(sel) == 1 && u.cat != nil {
 		t := sel[0]

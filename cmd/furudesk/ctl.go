@@ -138,6 +138,9 @@ func needArgs(req ctlRequest, n int, usage string) error {
 // exec runs one ctl command on the app.
 func (s *ctlServer) exec(req ctlRequest) (any, error) {
 	a := s.app
+	if isPlaylistCmd(req.Cmd) {
+		return execPlaylist(a, req) // ctlplaylists.go
+	}
 	switch req.Cmd {
 	case "status":
 		return a.Status(), nil
@@ -480,6 +483,12 @@ Commands:
   revoke DEVICE_ID | leave | name NAME | passive on|off
   config get | config set JSON
   scan | demo | tracks | search WORDS...
+  playlists                   the playlists, Liked and the smart lists, as JSON
+  playlist show NAME|ID | create NAME | rename ID NAME | delete ID
+  playlist add ID TRACK... | remove ID INDEX | move ID FROM TO
+  playlist play ID [--append] play it instead of the queue, or add it to the queue
+  playlist import FILE | export ID FILE   M3U/M3U8 files
+  like TRACK | unlike TRACK | history
   raise                       show the window (a second launch does this)
 `
 
@@ -509,7 +518,7 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		}
 		dir = d
 	}
-	req := ctlRequest{Cmd: fs.Arg(0), Args: fs.Args()[1:]}
+	req := absPlaylistArgs(ctlRequest{Cmd: fs.Arg(0), Args: fs.Args()[1:]})
 	if req.Cmd == "help" {
 		fs.Usage()
 		return 0

@@ -301,6 +301,7 @@ type node struct {
 	listen string
 	sink   string
 	args   []string
+	wrap   []string // a command the binary runs under (ip netns exec NS)
 	env    []string
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -320,7 +321,8 @@ func freePort(t testing.TB) string {
 
 func (n *node) start() {
 	n.t.Helper()
-	cmd := exec.Command(binPath, n.args...)
+	argv := append(append(append([]string(nil), n.wrap...), binPath), n.args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = n.env
 	n.log = &syncBuf{}
 	cmd.Stdout, cmd.Stderr = n.log, n.log
@@ -413,13 +415,18 @@ type cluster struct {
 const testOwnerTimeout = 2 * time.Second
 
 func newCluster(t testing.TB, names []string, passive map[string]bool) *cluster {
+	return newClusterTimeout(t, names, passive, testOwnerTimeout)
+}
+
+// newClusterTimeout is newCluster with owner_timeout ownerTimeout.
+func newClusterTimeout(t testing.TB, names []string, passive map[string]bool, ownerTimeout time.Duration) *cluster {
 	needE2E(t)
 	c := &cluster{t: t, pa: startPulse(t, len(names))}
 	var addrs []string
 	for range names {
 		addrs = append(addrs, freePort(t))
 	}
-	cfg := fmt.Sprintf(`{"discovery_ms":500,"owner_timeout_ms":%d}`, testOwnerTimeout.Milliseconds())
+	cfg := fmt.Sprintf(`{"discovery_ms":500,"owner_timeout_ms":%d}`, ownerTimeout.Milliseconds())
 	for i, name := range names {
 		dir, err := os.MkdirTemp("", "fd"+name)
 		if err != nil {

@@ -75,7 +75,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	}
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
 		Music: opts.music, Passive: opts.passive, Name: name, Config: opts.config, Logger: logger},
-		app.Deps{Store: d.store, Output: d.out, Transport: d.node,
+		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node,
 			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
 	if err != nil {
 		return fail(err)

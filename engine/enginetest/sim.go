@@ -8,7 +8,7 @@
 //
 // A failing seed prints the command that replays it with a trace:
 //
-//	go test ./engine/enginetest -run 'TestSim$' -seed=N -trace -v
+//	go test ./engine/enginetest -run 'TestSim$' -seed=N -simtrace -v
 //
 // The default test runs 300 seeds (30 under -race, 20 with -short); a long
 // run is
@@ -37,6 +37,16 @@ type Options struct {
 	EventsPerDevice int
 	// Trace, when set, receives one line per event (for replaying a seed).
 	Trace func(string)
+	// Topology links the devices; Mesh (the default) links every pair.
+	// Every member relays the newest envelope of each device that announces
+	// itself as the owner, so devices that are not linked hear the owner
+	// through the others.
+	Topology Topology
+	// Calm runs the fault phase without drops, partitions or large delays
+	// (crashes, restarts, freezes, duplicates, transfers and controls
+	// remain) and checks that no device fails over while the owner was up
+	// and reachable through devices that were up.
+	Calm bool
 }
 
 // Result summarises a successful run.
@@ -46,6 +56,9 @@ type Result struct {
 	Messages        int // messages delivered
 	Crashes         int
 	PersistFailures int // checkpoint writes that failed and rolled back
+	Freezes         int // devices stopped for a while (their clocks ran on)
+	Relayed         int // envelopes forwarded by a member to another
+	Failovers       int // claims issued because the owner went silent
 	ClaimsIssued    int
 	Accepted        int // commands accepted by an owner
 	LiveRounds      int // gossip rounds the liveness phase needed
@@ -93,8 +106,9 @@ type msg struct {
 	claim   engine.Claim
 	device  engine.DeviceID // announcement's device id
 	version uint32
-	from    uint16 // sending device (index into sim.devs)
+	from    uint16 // sending device (index into sim.devs): the origin or a relay
 	to      uint16 // receiving device (index into sim.devs)
+	origin  uint16 // announcement: the device it is from (signed by it)
 	kind    msgKind
 	handoff bool
 	out     engine.Output
@@ -153,6 +167,17 @@ type device struct {
 	outbox     []outgoing
 	pendingCmd []pending // accepted, effect not applied yet
 	prevSource uint64    // gateway source when prev was cloned
+
+	// freezes and relays (relay.go)
+	frozen        bool
+	frozenAt      time.Duration
+	wakeAt        time.Duration
+	held          []msg // messages that arrived while frozen, in order
+	downs         []span
+	relayed       []relayKey // per origin index: newest envelope forwarded
+	claimAt       time.Duration
+	lastPending   bool
+	failoverClaim engine.Claim // the claim replaced by our last failover
 }
 
 // sim is one run.
@@ -180,11 +205,12 @@ type sim struct {
 
 	issued map[claimKey]engine.DeviceID // published claims: owner per (counter, issuer)
 
+	links [][]bool // links[i][j]: i and j reach each other directly
 }
 
 // announcement encodes a from d.
 func announcement(d *device, a engine.Coordination) msg {
-	return msg{from: uint16(d.idx), kind: kindAnnounce, version: a.Version, device: a.Device, claim: a.Claim, num: a.Heartbeat, out: a.Output}
+	return msg{from: uint16(d.idx), origin: uint16(d.idx), kind: kindAnnounce, version: a.Version, device: a.Device, claim: a.Claim, num: a.Heartbeat, out: a.Output}
 }
 
 func (m *msg) coordination() engine.Coordination {
@@ -261,7 +287,11 @@ func Run(seed uint64, opt Options) (Result, error) {
 	}
 	s.res.Devices = n
 	s.setup(n)
-	s.faultPhase()
+	if s.opt.Calm {
+		s.calmPhase()
+	} else {
+		s.faultPhase()
+	}
 	if s.err == nil {
 		s.livenessPhase()
 	}
@@ -290,6 +320,11 @@ func (s *sim) setup(n int) {
 	s.dropP = s.rng.Float64() * 0.3
 	s.dupP = s.rng.Float64() * 0.2
 	s.maxDelay = time.Duration(1+s.rng.IntN(2000)) * time.Millisecond
+	if s.opt.Calm {
+		s.dropP = 0
+		s.maxDelay = time.Duration(1+s.rng.IntN(calmMaxDelayMS)) * time.Millisecond
+	}
+	s.links = s.opt.Topology.links(n, s.rng)
 	for i := range n {
 		cfg := engine.DefaultConfig()
 		cfg.DiscoveryMS = uint64(s.rng.IntN(3001))
@@ -312,6 +347,7 @@ func (s *sim) setup(n int) {
 			available: s.rng.IntN(5) != 0,
 			wantPlay:  s.rng.IntN(2) == 0,
 			transfers: make(map[engine.Claim]bool),
+			relayed:   make([]relayKey, n),
 		}
 		s.devs = append(s.devs, d)
 		s.start(d)
@@ -336,6 +372,9 @@ func (s *sim) start(d *device) {
 		s.fail("%s: restored claim %v, persisted %v", d.id, d.eng.Claim(), d.persisted.Claim)
 	}
 	d.lastClaim = d.eng.Claim()
+	d.claimAt = s.now
+	d.up(s.now)
+	clear(d.relayed)
 	d.accepted = make(map[acceptKey]uint64)
 	d.outbox = d.outbox[:0]
 	d.pendingCmd = d.pendingCmd[:0]
@@ -344,6 +383,7 @@ func (s *sim) start(d *device) {
 	if s.tracing {
 		s.tracef("%s start life=%d claim=%v", d.id, d.life, d.eng.Claim())
 	}
+	d.lastPending = d.cfg.ClaimOnStartup // a claim now is the startup decision
 	d.eng.RequestStartup()
 	s.res.Events++
 	s.drive(d)
@@ -356,6 +396,11 @@ func (s *sim) crash(d *device) {
 	d.eng, d.prev = nil, nil
 	d.outbox = d.outbox[:0]
 	d.pendingCmd = d.pendingCmd[:0]
+	if d.frozen {
+		d.up(s.now) // the freeze ends; the crash begins
+	}
+	d.frozen, d.held = false, d.held[:0]
+	d.down(s.now, false)
 	s.res.Crashes++
 }
 
@@ -474,7 +519,7 @@ func (s *sim) publishAnnouncement(d *device, a engine.Coordination) {
 	}
 	m := announcement(d, a)
 	for _, p := range s.devs {
-		if p != d {
+		if p != d && s.linked(d.idx, p.idx) {
 			m.to = uint16(p.idx)
 			s.send(&m)
 		}
@@ -524,30 +569,45 @@ func (s *sim) deliver() {
 		if to.eng == nil || s.partition[m.from] != s.partition[m.to] {
 			continue
 		}
-		s.res.Messages++
-		s.res.Events++
-		from := s.devs[m.from].id
-		switch m.kind {
-		case kindAnnounce:
-			s.lastHeard[m.from] = s.now
-			c := m.coordination()
-			err := to.eng.Announce(from, c)
-			if err != nil {
-				s.fail("%s: Announce from %s: %v", to.id, from, err)
-			}
-			if s.tracing {
-				s.tracef("%s <- announce %s claim=%v hb=%d out=%+v -> claim=%v", to.id, from, c.Claim, c.Heartbeat, c.Output, to.eng.Claim())
-			}
-		case kindCommand:
-			st := m.stamp()
-			v := to.eng.Receive(from, st, m.handoff)
-			if s.tracing {
-				s.tracef("%s <- command %s %v handoff=%v: %v", to.id, from, st, m.handoff, v)
-			}
-			s.checkVerdict(to, from, st, m.handoff, v)
+		if to.frozen {
+			to.held = append(to.held, *m) // read when it runs again
+			continue
 		}
-		s.drive(to)
+		mm := *m // m is valid only until the next push
+		s.handle(to, &mm)
 	}
+}
+
+// handle feeds one delivered message to its receiver, relays it when it
+// is an owner's envelope, and drives the receiver.
+func (s *sim) handle(to *device, m *msg) {
+	s.res.Messages++
+	s.res.Events++
+	from := s.devs[m.from].id
+	switch m.kind {
+	case kindAnnounce:
+		// The envelope is signed by its origin: whoever relayed it, it is
+		// the origin's own report.
+		origin := s.devs[m.origin].id
+		s.lastHeard[m.origin] = s.now
+		c := m.coordination()
+		err := to.eng.Announce(origin, c)
+		if err != nil {
+			s.fail("%s: Announce from %s: %v", to.id, origin, err)
+		}
+		if s.tracing {
+			s.tracef("%s <- announce %s via %s claim=%v hb=%d out=%+v -> claim=%v", to.id, origin, from, c.Claim, c.Heartbeat, c.Output, to.eng.Claim())
+		}
+		s.relay(to, m)
+	case kindCommand:
+		st := m.stamp()
+		v := to.eng.Receive(from, st, m.handoff)
+		if s.tracing {
+			s.tracef("%s <- command %s %v handoff=%v: %v", to.id, from, st, m.handoff, v)
+		}
+		s.checkVerdict(to, from, st, m.handoff, v)
+	}
+	s.drive(to)
 }
 
 func (s *sim) checkVerdict(d *device, from engine.DeviceID, st engine.CommandStamp, handoff bool, v engine.Verdict) {
@@ -578,9 +638,16 @@ func (s *sim) checkDevice(d *device) {
 			if d.passive {
 				s.fail("%s: passive device claimed by itself: %v", d.id, c)
 			}
+			if !d.lastPending || e.StartupPending() {
+				// Not the startup decision: a failover from the owner of
+				// the claim it replaces.
+				s.res.Failovers++
+				s.checkFailover(d, d.lastClaim)
+			}
 		}
-		d.lastClaim = c
+		d.lastClaim, d.claimAt = c, s.now
 	}
+	d.lastPending = e.StartupPending()
 	if e.MayRender() != (c.Owner == d.id) {
 		s.fail("%s: MayRender=%v with owner %q", d.id, e.MayRender(), c.Owner)
 	}
@@ -604,12 +671,15 @@ func (s *sim) randDevice() *device { return s.devs[s.rng.IntN(len(s.devs))] }
 func (s *sim) heartbeat(d *device) {
 	o := d.output()
 	if d.gateway {
-		if s.rng.IntN(8) == 0 && d.source > 0 {
+		replay := s.rng.IntN(8) == 0 && d.source > 0
+		if replay {
 			src := d.source - uint64(s.rng.IntN(int(min(d.source, 100)))) // a replayed report
 			if d.eng.OutputReport(src, o) {
 				s.fail("%s: OutputReport accepted old source %d", d.id, src)
 			}
-		} else {
+		}
+		// In calm runs the endpoint reports every round, replays aside.
+		if !replay || s.opt.Calm {
 			d.source++
 			if !d.eng.OutputReport(d.source, o) {
 				s.fail("%s: OutputReport refused new source %d", d.id, d.source)
@@ -631,6 +701,7 @@ func (s *sim) faultPhase() {
 		switch r := s.rng.IntN(100); {
 		case r < 20: // time passes; messages arrive
 			s.now += time.Duration(s.rng.IntN(200)) * time.Millisecond
+			s.wakeDue()
 			s.deliver()
 			continue
 		case r < 25: // partitions change
@@ -660,6 +731,13 @@ func (s *sim) faultPhase() {
 			if s.rng.IntN(4) == 0 {
 				s.start(d)
 			}
+			continue
+		}
+		if d.frozen {
+			continue // a stopped process handles nothing
+		}
+		if s.rng.IntN(200) == 0 {
+			s.freeze(d, time.Duration(1+s.rng.IntN(10_000))*time.Millisecond)
 			continue
 		}
 		s.res.Events++
@@ -718,6 +796,94 @@ func (s *sim) faultPhase() {
 	}
 }
 
+// calmMaxDelayMS bounds a message's delay in calm runs.
+const calmMaxDelayMS = 100
+
+// calmPhase is the fault phase of calm runs: the network delivers
+// everything (late by at most calmMaxDelayMS, sometimes twice), every
+// running device reports and ticks every round as the app does, and
+// between rounds the users transfer and control while devices crash,
+// restart and freeze. checkFailover holds at every failover.
+func (s *sim) calmPhase() {
+	rounds := max(s.opt.EventsPerDevice/4, 1)
+	const steps = 5
+	for round := 0; round < rounds && s.err == nil; round++ {
+		s.event = round
+		for k := s.rng.IntN(3); k > 0 && s.err == nil; k-- {
+			s.calmEvent(s.randDevice())
+		}
+		for range steps {
+			s.now += tickInterval / steps
+			s.wakeDue()
+			s.deliver()
+		}
+		for _, d := range s.devs {
+			if d.eng == nil || d.frozen || s.err != nil {
+				continue
+			}
+			s.res.Events += 2
+			d.prev = nil
+			s.heartbeat(d)
+			d.eng.Tick()
+			s.drive(d)
+		}
+	}
+}
+
+func (s *sim) calmEvent(d *device) {
+	if d.eng == nil {
+		if s.rng.IntN(3) == 0 {
+			s.start(d)
+		}
+		return
+	}
+	if d.frozen {
+		return
+	}
+	d.prev = nil
+	switch r := s.rng.IntN(100); {
+	case r < 30: // the user selects an output
+		to := s.randDevice()
+		st, err := d.eng.Transfer(to.id)
+		if err != nil {
+			s.fail("%s: Transfer: %v", d.id, err)
+			return
+		}
+		d.transfers[st.Claim] = true
+		if s.tracing {
+			s.tracef("%s transfer to %s: %v", d.id, to.id, st)
+		}
+		if to != d {
+			d.outbox = append(d.outbox, outgoing{to: to.idx, handoff: true, stamp: st})
+		}
+	case r < 60: // an ordinary control
+		st, err := d.eng.Stamp()
+		if err != nil {
+			return
+		}
+		if owner := st.Claim.Owner; owner == d.id {
+			d.pendingCmd = append(d.pendingCmd, pending{stamp: st})
+		} else {
+			d.outbox = append(d.outbox, outgoing{to: s.index(owner), stamp: st})
+		}
+	case r < 75: // the process is stopped for a while
+		timeout := time.Duration(d.cfg.OwnerTimeoutMS) * time.Millisecond
+		s.freeze(d, time.Duration(200+s.rng.Int64N(int64(3*timeout/time.Millisecond)))*time.Millisecond)
+		return
+	case r < 80:
+		s.crash(d)
+		return
+	case r < 90: // output availability changes
+		d.available = !d.available
+		s.heartbeat(d)
+	default: // the user presses play/pause
+		d.wantPlay = !d.wantPlay
+		s.heartbeat(d)
+	}
+	s.res.Events++
+	s.drive(d)
+}
+
 func (s *sim) index(id engine.DeviceID) int {
 	for i, d := range s.devs {
 		if d.id == id {
@@ -735,9 +901,14 @@ func (s *sim) livenessPhase() {
 	if s.tracing {
 		s.tracef("liveness phase")
 	}
-	// Messages in flight keep their delays; they are delivered as time passes.
+	// Messages in flight keep their delays; they are delivered as time
+	// passes. Frozen devices run again. Without a full mesh a dead device
+	// may be the only way between others, so every device comes back.
 	for _, d := range s.devs {
-		if d.eng == nil && s.rng.IntN(2) == 0 {
+		if d.frozen {
+			s.wake(d)
+		}
+		if d.eng == nil && (s.links != nil || s.rng.IntN(2) == 0) {
 			s.start(d)
 		}
 	}
@@ -752,6 +923,10 @@ func (s *sim) livenessPhase() {
 	heal := s.now
 	gossip := 8 * tickInterval // bounded gossip rounds after any change
 	inflight := s.maxDelay
+	if s.links != nil {
+		// A claim crosses the group one hop per round at worst.
+		inflight = time.Duration(len(s.devs)-1) * (s.maxDelay + tickInterval)
+	}
 	// Every decision in the liveness phase is bounded by: old messages
 	// drained, discovery grace, one owner timeout, failover tick, gossip.
 	deadline := heal + inflight + maxDisc + 2*maxTimeout + 2*tickInterval + 2*gossip

@@ -21,7 +21,8 @@ var (
 	flagBase   = flag.Uint64("seedbase", 1, "first seed of a -seeds run")
 	flagEvents = flag.Int("events", 2000, "fault-phase events per device")
 	flagDevs   = flag.Int("devices", 0, "devices per seed (0: 2-7 from the seed)")
-	flagTrace  = flag.Bool("trace", false, "print the event trace of -seed")
+	flagTrace  = flag.Bool("simtrace", false, "print the event trace of -seed")
+	flagTopo   = flag.String("topology", "mesh", "TestSimCalm -seed: mesh, line, star or ring-cut")
 )
 
 func replay(seed uint64) string {
@@ -32,7 +33,7 @@ func replay(seed uint64) string {
 	if *flagDevs != 0 {
 		cmd += fmt.Sprintf(" -devices=%d", *flagDevs)
 	}
-	return cmd + " -trace -v"
+	return cmd + " -simtrace -v"
 }
 
 // TestSim runs the deterministic simulator over many seeds in parallel. A
@@ -104,6 +105,69 @@ func TestSim(t *testing.T) {
 		float64(events.Load())/el.Seconds(), float64(events.Load())/cpu.Seconds())
 	t.Logf("totals: %d messages, %d crashes, %d failed checkpoint writes, %d claims issued, %d commands accepted; slowest liveness phase %d rounds",
 		total.Messages, total.Crashes, total.PersistFailures, total.ClaimsIssued, total.Accepted, total.LiveRounds)
+}
+
+// TestSimCalm runs calm seeds on every topology: no drops or partitions,
+// relayed envelopes between devices that are not linked, freezes, crashes,
+// transfers and controls. No device may fail over from an owner that was
+// up and reachable (checkFailover), and the liveness phase must end with
+// exactly one renderer.
+func TestSimCalm(t *testing.T) {
+	if *flagSeed != 0 {
+		topo := Mesh
+		for _, tp := range Topologies() {
+			if tp.String() == *flagTopo {
+				topo = tp
+			}
+		}
+		opt := Options{EventsPerDevice: *flagEvents, Devices: *flagDevs, Topology: topo, Calm: true}
+		if *flagTrace {
+			opt.Trace = func(s string) { t.Log(s) }
+		}
+		res, err := Run(*flagSeed, opt)
+		if err != nil {
+			t.Fatalf("%v\nreplay: %s", err, replayCalm(*flagSeed, topo))
+		}
+		t.Logf("seed %d %s: %+v", *flagSeed, topo, res)
+		return
+	}
+	n := *flagSeeds
+	if n == 0 {
+		n = 60
+		if RaceEnabled || testing.Short() {
+			n = 8
+		}
+	}
+	for _, topo := range Topologies() {
+		t.Run(topo.String(), func(t *testing.T) {
+			t.Parallel()
+			var total Result
+			for seed := *flagBase; seed < *flagBase+uint64(n); seed++ {
+				devs := *flagDevs
+				if devs == 0 {
+					devs = 3 + int(seed%5) // a line of 2 is a mesh
+				}
+				res, err := Run(seed, Options{EventsPerDevice: *flagEvents, Devices: devs, Topology: topo, Calm: true})
+				if err != nil {
+					t.Fatalf("%v\nreplay: %s", err, replayCalm(seed, topo)+fmt.Sprintf(" -devices=%d", devs))
+				}
+				total.Freezes += res.Freezes
+				total.Relayed += res.Relayed
+				total.Failovers += res.Failovers
+				total.Crashes += res.Crashes
+				total.ClaimsIssued += res.ClaimsIssued
+			}
+			if total.Freezes == 0 || total.Failovers == 0 || (topo != Mesh && total.Relayed == 0) {
+				t.Fatalf("%s: the runs did not exercise what they check: %+v", topo, total)
+			}
+			t.Logf("%s: %d seeds, %d freezes, %d crashes, %d claims, %d failovers (all from a lost owner), %d envelopes relayed",
+				topo, n, total.Freezes, total.Crashes, total.ClaimsIssued, total.Failovers, total.Relayed)
+		})
+	}
+}
+
+func replayCalm(seed uint64, topo Topology) string {
+	return fmt.Sprintf("go test ./engine/enginetest -run 'TestSimCalm$' -seed=%d -topology=%s -simtrace -v", seed, topo)
 }
 
 // BenchmarkSim measures simulator throughput: one op is one seed of 5

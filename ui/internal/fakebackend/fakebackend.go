@@ -34,6 +34,8 @@ type Backend struct {
 	Fail map[string]error
 	// CoverCalls counts Cover calls.
 	CoverCalls int
+	pl         playlists
+	byID       map[string]int // index of tracks by content id
 }
 
 // New returns a fake with one device ("Desk", this one, owner) and tracks.
@@ -152,12 +154,26 @@ func (b *Backend) Subscribe() (<-chan app.Status, func()) {
 }
 
 func (b *Backend) item(id string) app.QueueItem {
-	for _, t := range b.tracks {
-		if t.ContentID == id {
-			return app.QueueItem{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()}
-		}
+	if t, ok := b.track(id); ok {
+		return app.QueueItem{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()}
 	}
 	return app.QueueItem{ContentID: id, Title: id}
+}
+
+// track finds a track of the catalog by content id (an index built on
+// first use after the catalog changed).
+func (b *Backend) track(id string) (library.Track, bool) {
+	if len(b.byID) != len(b.tracks) {
+		b.byID = make(map[string]int, len(b.tracks))
+		for i, t := range b.tracks {
+			b.byID[t.ContentID] = i
+		}
+	}
+	i, ok := b.byID[id]
+	if !ok {
+		return library.Track{}, false
+	}
+	return b.tracks[i], true
 }
 
 func (b *Backend) setIndexLocked(i int) {
@@ -404,7 +420,7 @@ func (b *Backend) Tracks() ([]library.Track, error) {
 // SetTracks replaces the catalog and bumps the library version.
 func (b *Backend) SetTracks(ts []library.Track) {
 	b.mu.Lock()
-	b.tracks = ts
+	b.tracks, b.byID = ts, nil
 	b.st.LibraryVersion++
 	b.publishLocked()
 	b.mu.Unlock()

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"math"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// TestWakeAndRestartNeverStealOrRewind runs the real-process checks of
+// issue 21 on three headless devices (owner_timeout 2 s):
+//   - a non-owner stopped (SIGSTOP) for 6 s and woken: no ownership change,
+//     the owner's music never rewinds nor stops;
+//   - the owner killed while a third device restarts: the group resumes
+//     within 1 s of the position last heard, playing;
+//   - a pause sent while the owner is dead: the device that takes over
+//     comes up paused.
+func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
+	needE2E(t)
+	c := newCluster(t, []string{"A", "B", "C", "P"}, map[string]bool{"P": true})
+	for _, n := range c.nodes {
+		n.start()
+	}
+	c.pair()
+	ids := c.scanned()
+	A, B, C, P := c.node("A"), c.node("B"), c.node("C"), c.node("P")
+
+	A.ctl("transfer", A.id)
+	A.ctl("play", ids[0], ids[1])
+	waitFor(t, 20*time.Second, "A plays", func() bool { st := A.status(); return st.Rendering && st.Output.Playing })
+	waitFor(t, 10*time.Second, "everyone follows A", func() bool {
+		for _, n := range c.nodes {
+			if n.status().Owner != engine.DeviceID(A.id) {
+				return false
+			}
+		}
+		return true
+	})
+
+	t.Run("a non-owner frozen for 6 s wakes without taking over", func(t *testing.T) {
+		claim := A.status().Claim
+		frozeAt := time.Now()
+		if err := B.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		last := int64(-1)
+		watch := func(until time.Time) {
+			t.Helper()
+			for time.Now().Before(until) {
+				st := A.status()
+				if st.Claim != claim || !st.Rendering {
+					t.Fatalf("A lost the output: claim %v -> %v", claim, st.Claim)
+				}
+				if st.Index == 0 && st.PositionMS < last {
+					t.Fatalf("A's position went back from %d to %d ms", last, st.PositionMS)
+				}
+				last = st.PositionMS
+				time.Sleep(200 * time.Millisecond) // sampling the status, not synchronising
+			}
+		}
+		watch(frozeAt.Add(6 * time.Second))
+		if err := B.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+		woke := time.Now()
+		watch(woke.Add(4 * time.Second))
+		for _, n := range c.nodes {
+			if st := n.status(); st.Claim != claim {
+				t.Errorf("%s: claim %v after B woke, want %v unchanged", n.name, st.Claim, claim)
+			}
+		}
+		if got := c.renderers(c.nodes); len(got) != 1 || got[0] != A {
+			t.Errorf("renderers after B woke: %v", names(got))
+		}
+		if audible(B.rec, frozeAt, time.Now()) {
+			t.Error("B's sink sounded")
+		}
+		if gap := longestSilence(A.rec, frozeAt, time.Now()); gap > 500*time.Millisecond {
+			t.Errorf("A's music stopped for %v while B was frozen or waking", gap)
+		}
+	})
+
+	// B and C stop and save the state they know; A plays on; A dies and C
+	// restarts within owner_timeout. Only C may take over (P is passive,
+	// B is down): it must resume A's state as P last heard it, not the
+	// older one it saved.
+	t.Run("the owner dies while a third device restarts", func(t *testing.T) {
+		B.stop(false)
+		C.stop(false)
+		saved := P.status().PositionMS
+		waitFor(t, 20*time.Second, "A plays 3 s past what B and C saved", func() bool {
+			st := P.status()
+			return st.Playing && !st.OwnerGone && st.PositionMS > saved+3000
+		})
+		heard := P.status()
+		heardAt := time.Now()
+		A.stop(true)
+		killed := time.Now()
+		C.start()
+		waitFor(t, testOwnerTimeout+15*time.Second, "C takes over", func() bool {
+			st := C.status()
+			return st.Rendering && st.Output.Playing
+		})
+		st := C.status()
+		statusAt := time.Now()
+		if !st.Playing || st.Index != heard.Index {
+			t.Fatalf("C took over with track %d playing %v, want track %d playing", st.Index, st.Playing, heard.Index)
+		}
+		// Where it resumed: its status (position then, less the time since
+		// it began to render), and the pitch of its first sound, which
+		// encodes the second of the track.
+		waitFor(t, 10*time.Second, "sound on C", func() bool { ts, _ := firstSound(C.rec, killed); return !ts.IsZero() })
+		_, fi := firstSound(C.rec, killed)
+		waitFor(t, 10*time.Second, "200 ms of its sound", func() bool { return C.rec.frames() > fi+rate/5 })
+		resumed := float64(st.PositionMS)/1000 - statusAt.Sub(st.RenderingSince).Seconds()
+		pitch := posFromFreq(st.Index, freqAt(C.rec, fi+rate/50))
+		lastHeard := float64(heard.PositionMS)/1000 + killed.Sub(heardAt).Seconds()
+		t.Logf("C took over %v after the kill, resumed at %.2f s (sound at second %.0f); A was at %.2f s when killed, C had saved %.2f s",
+			st.RenderingSince.Sub(killed).Round(time.Millisecond), resumed, pitch, lastHeard, float64(saved)/1000)
+		if math.Abs(resumed-lastHeard) > 1.0 {
+			t.Errorf("C resumed at %.2f s, A was last heard at %.2f s", resumed, lastHeard)
+		}
+		if pitch < math.Floor(lastHeard)-1 || pitch > lastHeard+1 {
+			t.Errorf("C's first sound is second %.0f of the track, A was at %.2f s", pitch, lastHeard)
+		}
+		B.start()
+		waitFor(t, 10*time.Second, "B follows C", func() bool { return B.status().Owner == engine.DeviceID(C.id) })
+	})
+
+	// P never takes over (passive): its pause, sent while the owner is
+	// dead, must reach the device that does.
+	t.Run("a pause sent to a dead owner reaches the device that takes over", func(t *testing.T) {
+		var alive []*node
+		for _, n := range []*node{A, B, C} {
+			if n.cmd != nil {
+				alive = append(alive, n)
+			}
+		}
+		r := c.renderers(alive)
+		if len(r) != 1 {
+			t.Fatalf("renderers %v", names(r))
+		}
+		owner := r[0]
+		waitFor(t, 10*time.Second, "P shows "+owner.name+" playing", func() bool { st := P.status(); return st.Playing && !st.OwnerGone })
+		owner.stop(true)
+		killed := time.Now()
+		P.ctl("pause")
+		var next *node
+		waitFor(t, testOwnerTimeout+15*time.Second, "another device takes over", func() bool {
+			for _, n := range alive {
+				if n != owner && n.status().Owner == engine.DeviceID(n.id) {
+					next = n
+					return true
+				}
+			}
+			return false
+		})
+		took := time.Now()
+		waitFor(t, 5*time.Second, next.name+" paused by P's control", func() bool { return !next.status().Playing })
+		paused := time.Now()
+		t.Logf("%s took over %v after the kill and showed P's pause %v after that", next.name,
+			took.Sub(killed).Round(time.Millisecond), paused.Sub(took).Round(time.Millisecond))
+		if st := P.status(); st.Playing || st.Owner != engine.DeviceID(next.id) {
+			t.Errorf("P shows playing %v on %s", st.Playing, st.Owner)
+		}
+		n0 := next.rec.frames()
+		waitFor(t, 10*time.Second, "a second of recording", func() bool { return next.rec.frames() > n0+rate })
+		if audible(next.rec, paused.Add(200*time.Millisecond), time.Now()) {
+			t.Errorf("%s's sink still sounds after it showed the pause", next.name)
+		}
+		t.Logf("%s sounded for %v before the pause took effect", next.name, audibleFor(next.rec, killed, paused.Add(200*time.Millisecond)))
+	})
+}
+
+func names(ns []*node) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, n.name)
+	}
+	return out
+}
+
+// longestSilence is the longest stretch without an audible frame in
+// [from, to] of r's recording.
+func longestSilence(r *recorder, from, to time.Time) time.Duration {
+	x, at, frameAt := r.snapshot()
+	a, b := frameAt(from), min(frameAt(to), len(x))
+	longest, run := 0, 0
+	for i := a; i < b; i++ {
+		if x[i] > soundThr || x[i] < -soundThr {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	_ = at
+	return time.Duration(longest) * time.Second / rate
+}
+
+// audibleFor is how much of [from, to] of r's recording is audible.
+func audibleFor(r *recorder, from, to time.Time) time.Duration {
+	x, _, frameAt := r.snapshot()
+	a, b := frameAt(from), min(frameAt(to), len(x))
+	loud := 0
+	for i := a; i < b; i++ {
+		if x[i] > soundThr || x[i] < -soundThr {
+			loud++
+		}
+	}
+	return time.Duration(loud) * time.Second / rate
+}
