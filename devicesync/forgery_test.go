@@ -151,6 +151,7 @@ func TestPlantedDeviceFromBeforeSigningIsNotAMember(t *testing.T) {
 		legacy(bID, 1, KindProfileSet, profile{DeviceID: bID, Name: "Kitchen"}),
 		// forged by another member in b's name
 		legacy(bID, 2, KindTrusted, trustedBody{Target: pID, Key: pPub, Name: "Living room"}),
+		legacy(bID, 3, "playlist_create", map[string]string{"name": "Road trip"}),
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -169,6 +170,11 @@ func TestPlantedDeviceFromBeforeSigningIsNotAMember(t *testing.T) {
 		}
 	}
 	t.Log(n.Text)
+	// The app gets the old group's playlists and the like to carry over.
+	left := waitEvent(a, func(GroupLeft) bool { return true })
+	if left.Group != old || len(left.AppOps) != 1 || left.AppOps[0].Kind != "playlist_create" {
+		t.Fatalf("left %+v", left)
+	}
 
 	refused := a.Counters().Refused
 	pp, err := dialRaw(t, a.Addr().String(), plant)

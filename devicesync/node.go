@@ -583,7 +583,9 @@ const maxLeftGroups = 4
 // (a device planted that way would stay). The device therefore leaves such
 // a group: it founds a signed group of its own and tells the user, with
 // the names the old group listed, to pair the devices again. Nothing of
-// the old history is kept or relayed.
+// the old history is kept or relayed, but its application ops (playlists,
+// likes, plays) are handed to the app (GroupLeft), which carries what they
+// describe into the new group in this device's name.
 func (n *Node) loadGroupLocked() error {
 	group, ops, err := n.cfg.Store.LoadGroup()
 	if err != nil {
@@ -602,7 +604,19 @@ func (n *Node) loadGroupLocked() error {
 			text += " Pair your other devices with it again (Devices → Add a device): " + strings.Join(names, ", ") + "."
 		}
 		n.emit(Notice{Text: text})
-		return n.foundGroupLocked()
+		if err := n.foundGroupLocked(); err != nil {
+			return err
+		}
+		var app []Op
+		for _, o := range ops {
+			if !groupKind(o.Kind) && o.validate() == nil {
+				app = append(app, o)
+			}
+		}
+		if len(app) > 0 {
+			n.emit(GroupLeft{Group: group, AppOps: app})
+		}
+		return nil
 	case !g.isMember(n.id):
 		n.log.Info("devicesync: not a member of the stored group, founding a new one", "group", group)
 		return n.foundGroupLocked()
