@@ -75,6 +75,9 @@ type actor struct {
 	lastHB      time.Duration
 	heartbeated bool
 
+	holdUntil time.Duration // a restarted owner holds its output until then (resume.go)
+	echoHB    uint64        // heartbeat id of the own snapshot it resumed from
+
 	lastTick  time.Duration // when the last tick was handled (liveness.go)
 	ticked    bool
 	resumedAt time.Duration // when this device last woke from a pause
@@ -226,6 +229,7 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	a.st = stateFromDurable(q)
 	a.persisted = a.st.durable()
 	a.stAt, a.persistedAt, a.heardAt = a.clock.Now(), a.clock.Now(), a.clock.Now()
+	a.holdResume()
 	if a.folders, err = a.store.LibraryFolders(); err != nil {
 		return nil, err
 	}
@@ -458,7 +462,7 @@ func (a *actor) anchorHeard() {
 // any state it changes (skipping tracks this device lacks) is committed
 // with the transition. The returned effect runs after the commit.
 func (a *actor) plan(tx *txn) func() {
-	render := a.e.MayRender()
+	render := a.e.MayRender() && !a.holding()
 	takeover := render && !a.rendering
 	if !render {
 		if a.rendering && a.st.Term.Owner == a.self {
@@ -795,6 +799,10 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 }
 
 func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
+	if ev.From == a.self {
+		a.ownEcho(ev)
+		return
+	}
 	_ = a.run(func(tx *txn) error {
 		// From is the device that made it (relayed snapshots are signed
 		// by it); Age is how long ago, when it waited at a relay.
@@ -818,6 +826,12 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		}
 		now, shown := a.clock.Now(), a.posNow()
 		heard := now - max(ev.Age, 0) // when the owner said it
+		if ps.Resuming {
+			// A restarted owner still learning its own newest state:
+			// heard, but its state is not news.
+			a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
+			return nil
+		}
 		a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
 		if ps.Closing {
@@ -1150,6 +1164,7 @@ func (a *actor) publishSnapshot() {
 		st.PositionMS = a.posNow()
 		st.Term = a.e.Claim()
 		st.Closing = a.closing
+		st.Resuming = a.holding()
 	}
 	b, err := json.Marshal(st)
 	if err != nil {

@@ -355,7 +355,13 @@ func TestRestartResumes(t *testing.T) {
 	r.j.reset()
 	r.out = newFakeOutput(r.j, r.clock)
 	r.start(Options{Config: fastCfg()})
+	// The restarted owner holds its output for the discovery grace (1 s)
+	// while it learns whether the group knows a newer state.
 	r.advance(500 * time.Millisecond)
+	if r.j.count("play") != 0 || r.app.Status().Rendering {
+		t.Fatalf("played before the discovery grace: %q", r.j.list())
+	}
+	r.advance(time.Second)
 	if i := r.j.first("play b3:bb@"); i < 0 {
 		t.Fatalf("did not resume: %q", r.j.list())
 	}

@@ -32,7 +32,7 @@ func (a *actor) resumed(away time.Duration) {
 // the music plays, its output has taken the first samples of the current
 // track (audio.Started).
 func (a *actor) renderingNow() bool {
-	if !a.e.MayRender() {
+	if !a.e.MayRender() || a.holding() {
 		return false
 	}
 	return a.out == nil || !a.st.Playing || (a.cur.Seq != 0 && a.curStarted)

@@ -76,6 +76,10 @@ type PlayerState struct {
 	// position), while Playing keeps the intent for the device that
 	// takes over.
 	Closing bool `json:"closing,omitempty"`
+	// Resuming is set by an owner that restarted and has not resumed
+	// yet: it is learning the newest state from the group (its own last
+	// snapshot, kept by the others), so its state is not to be shown.
+	Resuming bool `json:"resuming,omitempty"`
 }
 
 // SharedNotice is a notice the owner distributes in its snapshot. ID

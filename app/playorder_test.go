@@ -366,7 +366,7 @@ func TestShuffleSameOrderAfterRestartAndOnControllers(t *testing.T) {
 	_ = r.app.Close()
 	r.out = newFakeOutput(r.j, r.clock)
 	r.start(Options{Config: fastCfg()})
-	r.advance(500 * time.Millisecond)
+	r.advance(1500 * time.Millisecond) // past the discovery grace of a restarted owner
 	st = r.app.Status()
 	if !slices.Equal(st.Order, order) || st.Index != order[1] {
 		t.Fatalf("after a restart: order %v index %d, want %v %d", st.Order, st.Index, order, order[1])

@@ -274,3 +274,65 @@ func TestControllerPositionDoesNotJitterBack(t *testing.T) {
 		t.Fatalf("seek back shown as %d, want 3000", got)
 	}
 }
+
+// A device killed while it owned the output restarts holding its output
+// for the discovery grace: the group hands back the snapshot it last
+// published, and it resumes there, not from what it saved up to 10 s
+// before it died. Meanwhile its snapshots say it is resuming, so the
+// others keep what they showed.
+func TestRestartedOwnerResumesItsLastPublishedState(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.started()
+	r.advance(17 * time.Second)
+	last := r.tr.lastSnap() // what the group heard last
+	var lastSt PlayerState
+	_ = json.Unmarshal(last.State, &lastSt)
+	r.store.mu.Lock()
+	saved := r.store.queue // a kill -9 loses what Close would save now
+	r.store.mu.Unlock()
+	_ = r.app.Close()
+	r.store.mu.Lock()
+	r.store.queue = saved
+	r.store.mu.Unlock()
+	if lastSt.PositionMS-saved.PositionMS < 5000 {
+		t.Fatalf("test set-up: saved %d, published %d", saved.PositionMS, lastSt.PositionMS)
+	}
+
+	r.j.reset()
+	r.out = newFakeOutput(r.j, r.clock)
+	r.start(Options{Config: fastCfg()})
+	var held PlayerState
+	_ = json.Unmarshal(r.tr.lastSnap().State, &held)
+	if !held.Resuming {
+		t.Fatal("a restarted owner's snapshot does not say it is resuming")
+	}
+	r.peer(devicesync.SnapshotReceived{From: self, Via: peerB, Age: 800 * time.Millisecond, State: last.State, Coordination: last.Coordination})
+	r.advance(1500 * time.Millisecond)
+	if r.j.first("play b3:aa@"+itoa(lastSt.PositionMS)) < 0 {
+		t.Fatalf("did not resume at %d, its last published position (saved: %d): %q", lastSt.PositionMS, saved.PositionMS, r.j.list())
+	}
+}
+
+// A restarted owner that learns a greater claim while it holds never plays.
+func TestRestartedOwnerThatLostTheOutputNeverPlays(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	_ = r.app.Close()
+	r.j.reset()
+	r.out = newFakeOutput(r.j, r.clock)
+	r.start(Options{Config: fastCfg()})
+	taken := engine.Claim{Counter: 50, Issuer: peerB, Owner: peerB}
+	ps := PlayerState{Queue: []Entry{{ContentID: "b3:aa", DurationMS: 200000}}, PositionMS: 30000, Playing: true, Volume: 50, Repeat: "off", Term: taken}
+	r.announce(peerB, taken, 7, true, &ps)
+	r.advance(3 * time.Second)
+	if r.j.count("play") != 0 {
+		t.Fatalf("a restarted owner played although the output had moved on: %q", r.j.list())
+	}
+}

@@ -159,6 +159,7 @@ type Node struct {
 	// held is the newest snapshot of each other device (relay.go);
 	// relayBudget bounds how many of a device's snapshots are forwarded.
 	held        map[engine.DeviceID]*heldSnapshot
+	echoed      snapshotOrder // our own snapshot last handed back to us
 	relayBudget map[engine.DeviceID]*tokenBucket
 	targets     map[string]*dialTarget
 	mdns        func()

@@ -112,12 +112,6 @@ func (n *Node) snapshotLocked(s *session, m snapshotMsg) []Event {
 	}
 	origin := c.Device
 	direct := origin == s.peer
-	if origin == n.id {
-		// Members never relay a device's snapshot back to it.
-		n.c.spoofed.Add(1)
-		n.log.Info("devicesync: dropped snapshot", "peer", string(s.peer), "device", string(origin), "reason", "names this device")
-		return nil
-	}
 	if !direct || len(m.Sig) > 0 {
 		// A relayed snapshot must carry its device's signature; a direct
 		// one that carries one must carry a good one.
@@ -135,6 +129,18 @@ func (n *Node) snapshotLocked(s *session, m snapshotMsg) []Event {
 	age := time.Duration(m.AgeMS) * time.Millisecond
 	if direct {
 		age = 0 // the device speaks for itself: nothing waited anywhere
+	}
+	if origin == n.id {
+		// Our own snapshot, signed by us, handed back by a member that
+		// held it: what we published before we restarted. Never held or
+		// forwarded; delivered once per snapshot.
+		o := snapshotOrder{c.Heartbeat, m.Seq}
+		if !o.after(n.echoed) {
+			n.c.relayDup.Add(1)
+			return nil
+		}
+		n.echoed = o
+		return []Event{SnapshotReceived{From: origin, Via: s.peer, Age: age, Coordination: *c, State: m.State}}
 	}
 	h := &heldSnapshot{msg: m, order: snapshotOrder{c.Heartbeat, m.Seq}, at: now.Add(-age),
 		owner: c.Claim.Owner == origin && !c.Claim.IsZero()}
@@ -206,11 +212,12 @@ func (n *Node) heldLineLocked(h *heldSnapshot, now time.Time) []byte {
 
 // sendHeldLocked gives a member that just connected the owners' snapshots
 // this node holds, so a device that starts or reconnects learns the
-// newest group state even from an owner it cannot reach (or that is gone).
+// newest group state even from an owner it cannot reach (or that is gone),
+// and an owner that restarted learns what it published last.
 func (n *Node) sendHeldLocked(s *session) {
 	now := time.Now()
 	for origin, h := range n.held {
-		if origin == s.peer || !h.owner || len(h.msg.Sig) == 0 || now.Sub(h.at) > maxRelayAge {
+		if !h.owner || len(h.msg.Sig) == 0 || now.Sub(h.at) > maxRelayAge {
 			continue
 		}
 		if !n.glog.isMember(origin) {

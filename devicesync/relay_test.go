@@ -227,3 +227,23 @@ func mustLine(t *testing.T, m message) []byte {
 	}
 	return line
 }
+
+// An owner that restarts gets back the snapshot it published last, signed
+// by itself, from a member that held it: the newest state of the group.
+func TestRestartedOwnerGetsItsLastSnapshotBack(t *testing.T) {
+	a, b, _ := lineOfThree(t)
+	if err := a.PublishSnapshot(json.RawMessage(`{"pos": 42}`), ownerCoord(a, 3, 8)); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(b, func(s SnapshotReceived) bool { return s.From == a.ID() })
+	aKey, aStore := a.key, a.store
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b.waitUntil("a gone", func() bool { return !b.isOnline(a.ID()) })
+	a2 := startNode(t, "a", withKey(aKey), withStore(aStore), withAdvertise("127.0.0.1:1"), withPeers(b.Addr().String()))
+	got := waitEvent(a2, func(s SnapshotReceived) bool { return s.From == a2.ID() })
+	if got.Via != b.ID() || string(got.State) != `{"pos":42}` || got.Coordination.Heartbeat != 8 {
+		t.Fatalf("restarted a got %+v, want its own last snapshot via b", got)
+	}
+}

@@ -208,10 +208,14 @@ func (s *soak) act(rng *rand.Rand) {
 	s.mu.Lock()
 	s.actions++
 	s.mu.Unlock()
+	logf := func(format string, args ...any) {
+		s.t.Logf("%s "+format, append([]any{time.Now().Format("15:04:05.000")}, args...)...)
+	}
 	switch r := rng.IntN(100); {
 	case r < 25 && len(desktops) > 1: // kill -9 or SIGTERM, restart later
 		n := desktops[rng.IntN(len(desktops))]
 		kill := r < 15
+		logf("stop %s (kill -9: %v)", n.name, kill)
 		s.setDown(n, true)
 		s.mu.Lock()
 		if kill {
@@ -224,6 +228,7 @@ func (s *soak) act(rng *rand.Rand) {
 		s.later(time.Duration(1000+rng.IntN(4000))*time.Millisecond, func() {
 			n.start()
 			s.setDown(n, false)
+			logf("%s restarted", n.name)
 		})
 	case r < 45 && len(alive) > 1: // SIGSTOP for 1-6 s
 		n := alive[rng.IntN(len(alive))]
@@ -232,13 +237,17 @@ func (s *soak) act(rng *rand.Rand) {
 		s.stops++
 		s.mu.Unlock()
 		_ = n.cmd.Process.Signal(syscall.SIGSTOP)
+		logf("SIGSTOP %s", n.name)
 		s.later(time.Duration(1000+rng.IntN(5000))*time.Millisecond, func() {
 			_ = n.cmd.Process.Signal(syscall.SIGCONT)
 			s.setDown(n, false)
+			logf("SIGCONT %s", n.name)
 		})
 	case r < 70: // a transfer
 		from, to := alive[rng.IntN(len(alive))], alive[rng.IntN(len(alive))]
-		if _, err := from.ctlErr("transfer", to.id); err == nil {
+		_, err := from.ctlErr("transfer", to.id)
+		logf("transfer from %s to %s: %v", from.name, to.name, err)
+		if err == nil {
 			s.mu.Lock()
 			s.transfers++
 			s.lastAct, s.lastTo = time.Now(), to.id
@@ -251,6 +260,7 @@ func (s *soak) act(rng *rand.Rand) {
 		s.bursts++
 		s.seekAt = from
 		s.mu.Unlock()
+		logf("burst from %s and %s", a.name, b.name)
 		_, _ = a.ctlErr("pause")
 		_, _ = b.ctlErr("seek", strconv.Itoa(1000*rng.IntN(50)))
 		if rng.IntN(2) == 0 {
@@ -295,7 +305,9 @@ func (s *soak) monitor(stop chan struct{}) {
 			s.classify(best.Claim, statuses, now)
 		}
 		for n, st := range statuses {
-			if st.Claim == s.owner && st.Playing && !st.OwnerGone {
+			if n.id == string(s.owner.Owner) && st.Claim == s.owner && st.Rendering && st.Playing {
+				// The owner's own measured position (a device just woken
+				// may still show a stale one of its own).
 				s.heardPos[n.name] = heard{st.Claim, st.Index, st.PositionMS, now}
 			}
 			if n.id == string(s.owner.Owner) && st.Claim == s.owner && st.Rendering {
@@ -318,13 +330,14 @@ func (s *soak) classify(c engine.Claim, statuses map[*node]app.Status, now time.
 		return
 	}
 	s.changes++
+	s.t.Logf("%s claim %v -> %v (%s -> %s)", now.Format("15:04:05.000"), old, c, s.nameOf(old.Owner), s.nameOf(c.Owner))
 	window := soakOwnerTimeout + 5*time.Second
 	if c.Issuer != c.Owner || s.lastTo == string(c.Owner) && now.Sub(s.lastAct) < window {
 		s.byTransfer++ // an explicit selection
 		return
 	}
 	o := s.nodeOf(old.Owner)
-	_, down := s.downSince[o]
+	lostAt, down := s.downSince[o]
 	if up, ok := s.upAt[o]; ok && now.Sub(up) < window {
 		down = true
 	}
@@ -333,22 +346,27 @@ func (s *soak) classify(c engine.Claim, statuses map[*node]app.Status, now time.
 		return
 	}
 	s.byLoss++
-	// Where the new owner resumed against the last position any device
-	// showed for the old owner playing.
-	var last heard
-	for _, h := range s.heardPos {
-		if h.claim == old && h.at.After(last.at) {
-			last = h
-		}
-	}
-	st, ok := statuses[s.nodeOf(c.Owner)]
-	if !ok || last.at.IsZero() || now.Sub(s.seekAt) < window {
+	// Where the new owner resumed against where the old owner was when it
+	// was lost: its last own status, plus the time until it was lost.
+	last, ok := s.heardPos[o.name]
+	st, ok2 := statuses[s.nodeOf(c.Owner)]
+	if !ok || !ok2 || last.claim != old || now.Sub(s.seekAt) < window {
 		return
 	}
-	if st.Index == last.idx && st.PositionMS+1500 < last.ms {
-		s.rewinds = append(s.rewinds, fmt.Sprintf("%v -> %v at %s: resumed at %d ms, %s was last shown at %d ms",
-			old, c, now.Format("15:04:05.000"), st.PositionMS, o.name, last.ms))
+	if lostAt.IsZero() || lostAt.Before(last.at) {
+		lostAt = last.at
 	}
+	if at := last.ms + lostAt.Sub(last.at).Milliseconds(); st.Index == last.idx && st.PositionMS+1500 < at {
+		s.rewinds = append(s.rewinds, fmt.Sprintf("%v -> %v at %s: resumed at %d ms, %s was at about %d ms when lost (shown %d ms at %s)",
+			old, c, now.Format("15:04:05.000"), st.PositionMS, o.name, at, last.ms, last.at.Format("15:04:05.000")))
+	}
+}
+
+func (s *soak) nameOf(id engine.DeviceID) string {
+	if n := s.nodeOf(id); n != nil {
+		return n.name
+	}
+	return string(id)
 }
 
 func (s *soak) nodeOf(id engine.DeviceID) *node {

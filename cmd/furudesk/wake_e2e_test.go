@@ -82,6 +82,43 @@ func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
 		}
 	})
 
+	// The owner killed and started again at once: it holds its output
+	// until the group hands back the snapshot it published last, and the
+	// music resumes where A was, on A or (when the restart took longer than
+	// owner_timeout) on the device that took over, never on two.
+	t.Run("the owner killed and restarted at once resumes where it was", func(t *testing.T) {
+		waitFor(t, 10*time.Second, "B shows A playing", func() bool { st := B.status(); return st.Playing && !st.OwnerGone })
+		heard := B.status()
+		heardAt := time.Now()
+		A.stop(true)
+		killed := time.Now()
+		A.start()
+		var next *node
+		waitFor(t, soakOwnerTimeout+15*time.Second, "someone plays again", func() bool {
+			r := c.renderers([]*node{A, B, C})
+			if len(r) == 1 && r[0].status().Output.Playing {
+				next = r[0]
+				return true
+			}
+			return false
+		})
+		st := next.status()
+		resumed := float64(st.PositionMS)/1000 - time.Since(st.RenderingSince).Seconds()
+		lastHeard := float64(heard.PositionMS)/1000 + killed.Sub(heardAt).Seconds()
+		t.Logf("%s plays again %v after A was killed, from %.2f s into track %d; A was at %.2f s (claim %v -> %v)",
+			next.name, st.RenderingSince.Sub(killed).Round(time.Millisecond), resumed, st.Index, lastHeard, heard.Claim, st.Claim)
+		if st.Index != heard.Index || math.Abs(resumed-lastHeard) > 1.0 {
+			t.Errorf("resumed track %d at %.2f s, A was on track %d at %.2f s", st.Index, resumed, heard.Index, lastHeard)
+		}
+		if r := c.renderers(c.nodes); len(r) != 1 {
+			t.Errorf("renderers %v", names(r))
+		}
+		if next != A {
+			A.ctl("transfer", A.id)
+			waitFor(t, 10*time.Second, "A plays again", func() bool { st := A.status(); return st.Rendering && st.Output.Playing })
+		}
+	})
+
 	// B and C stop and save the state they know; A plays on; A dies and C
 	// restarts within owner_timeout. Only C may take over (P is passive,
 	// B is down): it must resume A's state as P last heard it, not the
