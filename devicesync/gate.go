@@ -74,7 +74,6 @@ type ticket struct {
 	verified bool   // sent a valid pair_request: never evicted
 	evict    func() // closes the connection
 	released bool
-	evicted  bool // closed to make room: its failing is not its fault
 }
 
 type penalty struct {
@@ -108,15 +107,18 @@ func sourceOf(a net.Addr) string {
 func (g *gate) arrive(source string, memberSource bool, now time.Time, evict func()) (*ticket, string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if p := g.penalties[source]; p != nil && now.Before(p.until) {
-		return nil, "source in backoff after breaking a rule"
-	}
 	t := &ticket{g: g, source: source, evict: evict}
 	if memberSource && len(g.lane) < maxMemberLaneHandshakes && g.laneBy[source] < maxMemberLanePerSource {
+		// An address in backoff may be shared with a member (a NAT, one
+		// machine): the backoff applies after the handshake, to
+		// strangers only (outsider).
 		t.lane = laneMemberHandshake
 		g.lane = append(g.lane, t)
 		g.laneBy[source]++
 		return t, ""
+	}
+	if g.barredLocked(source, now) {
+		return nil, "source in backoff after breaking a rule"
 	}
 	if reason := g.takeOutsiderLocked(t); reason != "" {
 		return nil, reason
@@ -137,7 +139,6 @@ func (g *gate) takeOutsiderLocked(t *ticket) string {
 		}
 		old := g.outsiders[i]
 		g.releaseLocked(old)
-		old.evicted = true
 		old.evict() // closes a socket: quick, and does not call back in
 	}
 	t.lane = laneOutsider
@@ -166,9 +167,9 @@ func (t *ticket) member() bool {
 }
 
 // outsider keeps t, whose peer is not a member, as an outsider: a
-// handshake of the member lane needs an outsider slot now. It returns why
-// not, or "".
-func (t *ticket) outsider() string {
+// handshake of the member lane needs an outsider slot now, and its address
+// must not serve a backoff. It returns why not, or "".
+func (t *ticket) outsider(now time.Time) string {
 	g := t.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -177,6 +178,8 @@ func (t *ticket) outsider() string {
 		return "evicted"
 	case t.lane == laneOutsider:
 		return ""
+	case g.barredLocked(t.source, now):
+		return "source in backoff after breaking a rule"
 	}
 	g.releaseLocked(t)
 	t.released = false
@@ -195,13 +198,6 @@ func (t *ticket) isVerified() bool {
 	t.g.mu.Lock()
 	defer t.g.mu.Unlock()
 	return t.verified
-}
-
-// wasEvicted reports whether t was closed to make room for another.
-func (t *ticket) wasEvicted() bool {
-	t.g.mu.Lock()
-	defer t.g.mu.Unlock()
-	return t.evicted
 }
 
 // verify marks t as a requester that knows an invite secret (nil: no-op).
@@ -283,6 +279,10 @@ func (g *gate) wrongSecret(source string, now time.Time) bool {
 func (g *gate) barred(key string, now time.Time) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.barredLocked(key, now)
+}
+
+func (g *gate) barredLocked(key string, now time.Time) bool {
 	p := g.penalties[key]
 	return p != nil && now.Before(p.until)
 }

@@ -36,8 +36,8 @@ func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
 		arriveOK(t, g, fmt.Sprintf("10.0.1.%d", i/maxOutsidersPerSource), false, now, &evicted)
 	}
 	arriveOK(t, g, "10.0.9.9", false, now, &evicted)
-	if len(evicted) != 1 || evicted[0] != "10.0.0.1" || first.released || first.wasEvicted() || !own[1].wasEvicted() {
-		t.Fatalf("evicted %v; the verified requester released: %v; the oldest unverified evicted: %v", evicted, first.released, own[1].wasEvicted())
+	if len(evicted) != 1 || evicted[0] != "10.0.0.1" || first.released || !own[1].released {
+		t.Fatalf("evicted %v; the verified requester released: %v; the oldest unverified released: %v", evicted, first.released, own[1].released)
 	}
 	// A member reconnecting from its address is not held up.
 	lane := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
@@ -50,9 +50,20 @@ func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
 	// A stranger at a member's address takes an outsider slot after its
 	// handshake, evicting an unverified one.
 	stranger := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
-	if reason := stranger.outsider(); reason != "" || len(evicted) != 2 {
+	if reason := stranger.outsider(now); reason != "" || len(evicted) != 2 {
 		t.Fatalf("stranger at a member address: %q, evicted %v", reason, evicted)
 	}
+	// An address in backoff that members use: its handshakes go on, its
+	// strangers are refused after theirs.
+	g.penalize("192.168.1.5", now)
+	if tk, _ := g.arrive("192.168.1.5", false, now, func() {}); tk != nil {
+		t.Fatal("a stranger's address in backoff admitted")
+	}
+	again := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
+	if reason := again.outsider(now); reason == "" {
+		t.Fatal("a stranger from an address in backoff kept after its handshake")
+	}
+	again.release() // as its connection's end does
 	for _, tk := range append([]*ticket{}, g.outsiders...) {
 		tk.release()
 	}

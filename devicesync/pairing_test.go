@@ -2,6 +2,8 @@ package devicesync
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -357,5 +359,29 @@ func TestPairRequestWithSpoofedProfile(t *testing.T) {
 	_ = p.send(pairRequestMsg{Type: typePairRequest, InviteID: inv.I, Secret: inv.S, Profile: profile{DeviceID: mkID(5)}})
 	if !p.closedByPeer() || len(a.Pending()) != 0 {
 		t.Fatal("spoofed pair_request accepted")
+	}
+}
+
+// A device that refuses this one's key in the handshake (it dials an
+// address it was given before the two were paired) is not held against
+// its address: its pairing request right after is answered.
+func TestRefusedHandshakeIsNoOffence(t *testing.T) {
+	a := startNode(t, "a")
+	from := otherSource(t)
+	cert, err := selfCertificate(newKey(t), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &tls.Dialer{NetDialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: from}}, Config: &tls.Config{
+		MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert}, NextProtos: []string{ALPN}, InsecureSkipVerify: true,
+		VerifyPeerCertificate: func([][]byte, [][]*x509.Certificate) error { return errNotMember },
+	}}
+	if c, err := d.Dial("tcp", a.Addr().String()); err == nil {
+		_ = c.Close()
+		t.Fatal("the handshake went through")
+	}
+	_, inv := newInvite(t, a)
+	if _, st := askRawFrom(t, a, inv, "b", from); st != statusPending {
+		t.Fatalf("pairing after a refused handshake: %s", st)
 	}
 }

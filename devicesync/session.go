@@ -316,10 +316,10 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 		_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
 	}
 	if err := tc.HandshakeContext(n.ctx); err != nil {
+		// Not held against the address: a member refuses the key of a
+		// device it does not know yet, and links fail. A stranger that
+		// stalls has its window and its slot, nothing more.
 		n.log.Debug("devicesync: handshake failed", "remote", tc.RemoteAddr().String(), "err", err)
-		if !dialed && n.ctx.Err() == nil && !t.wasEvicted() {
-			n.gate.penalize(t.source, time.Now())
-		}
 		_ = tc.Close()
 		return "", false
 	}
@@ -347,7 +347,7 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 	case !member && dialed:
 		refuse = "not a member"
 	case !member:
-		refuse = t.outsider()
+		refuse = t.outsider(time.Now())
 	}
 	if refuse != "" {
 		n.mu.Unlock()
