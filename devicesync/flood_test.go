@@ -216,6 +216,7 @@ func TestByteBudgets(t *testing.T) {
 	if unknown := a.Counters().UnknownType; unknown < uint64(lim.ConnBytes)/uint64(len(pad))-1 {
 		t.Fatalf("read %d lines of the member before its budget ran out", unknown)
 	}
+	a.waitUntil("b's connection ended", func() bool { return !a.isOnline(b.ID()) })
 	again, err := dialRaw(t, a.Addr().String(), b.key)
 	if err != nil {
 		t.Fatal(err)

@@ -24,11 +24,14 @@ const (
 	maxOutsiders = 32
 	// maxOutsidersPerSource bounds outsider connections from one address.
 	maxOutsidersPerSource = 4
+	// minEvictAge is how long a newcomer keeps its outsider slot, however
+	// many others want it: time to finish the handshake and ask to pair.
+	minEvictAge = time.Second
 	// maxMemberConns bounds connections of members, after the handshake.
 	maxMemberConns = 2 * MaxGroupDevices
 	// Handshakes from the addresses members were seen at or announce have
-	// a budget of their own, so a member reconnects during a flood of
-	// strangers from elsewhere.
+	// a budget of their own, so a member reconnects (and a device pairs
+	// from such an address) during a flood of strangers from elsewhere.
 	maxMemberLaneHandshakes = 2 * MaxGroupDevices
 	maxMemberLanePerSource  = 16
 
@@ -74,6 +77,7 @@ type ticket struct {
 	verified bool   // sent a valid pair_request: never evicted
 	evict    func() // closes the connection
 	released bool
+	arrived  time.Time
 }
 
 type penalty struct {
@@ -107,7 +111,7 @@ func sourceOf(a net.Addr) string {
 func (g *gate) arrive(source string, memberSource bool, now time.Time, evict func()) (*ticket, string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	t := &ticket{g: g, source: source, evict: evict}
+	t := &ticket{g: g, source: source, evict: evict, arrived: now}
 	if memberSource && len(g.lane) < maxMemberLaneHandshakes && g.laneBy[source] < maxMemberLanePerSource {
 		// An address in backoff may be shared with a member (a NAT, one
 		// machine): the backoff applies after the handshake, to
@@ -120,26 +124,36 @@ func (g *gate) arrive(source string, memberSource bool, now time.Time, evict fun
 	if g.barredLocked(source, now) {
 		return nil, "source in backoff after breaking a rule"
 	}
-	if reason := g.takeOutsiderLocked(t); reason != "" {
+	if reason := g.takeOutsiderLocked(t, now); reason != "" {
 		return nil, reason
 	}
 	return t, ""
 }
 
-// takeOutsiderLocked gives t an outsider slot, evicting the oldest
-// unverified outsider when all are taken.
-func (g *gate) takeOutsiderLocked(t *ticket) string {
+// takeOutsiderLocked gives t an outsider slot. When all are taken it
+// evicts one that has not sent a valid pair_request and has had
+// minEvictAge to do so: from the address holding the most slots, the
+// oldest there. A newcomer thus has time to prove itself, and a requester
+// from an address of its own is the last to go.
+func (g *gate) takeOutsiderLocked(t *ticket, now time.Time) string {
 	if g.perSource[t.source] >= maxOutsidersPerSource {
 		return "too many connections from this address"
 	}
 	if len(g.outsiders) >= maxOutsiders {
-		i := slices.IndexFunc(g.outsiders, func(o *ticket) bool { return !o.verified })
-		if i < 0 {
+		var victim *ticket
+		for _, o := range g.outsiders {
+			if o.verified || now.Sub(o.arrived) < minEvictAge {
+				continue
+			}
+			if victim == nil || g.perSource[o.source] > g.perSource[victim.source] {
+				victim = o // g.outsiders is in arrival order: the oldest of its address
+			}
+		}
+		if victim == nil {
 			return "too many pairing connections"
 		}
-		old := g.outsiders[i]
-		g.releaseLocked(old)
-		old.evict() // closes a socket: quick, and does not call back in
+		g.releaseLocked(victim)
+		victim.evict() // closes a socket: quick, and does not call back in
 	}
 	t.lane = laneOutsider
 	g.outsiders = append(g.outsiders, t)
@@ -166,9 +180,10 @@ func (t *ticket) member() bool {
 	return true
 }
 
-// outsider keeps t, whose peer is not a member, as an outsider: a
-// handshake of the member lane needs an outsider slot now, and its address
-// must not serve a backoff. It returns why not, or "".
+// outsider keeps t, whose peer is not a member, as an outsider, unless its
+// address serves a backoff; it returns why not, or "". A connection that
+// came through the member lane keeps its slot there: a device pairing from
+// an address members use is not crowded out by strangers elsewhere.
 func (t *ticket) outsider(now time.Time) string {
 	g := t.g
 	g.mu.Lock()
@@ -176,16 +191,8 @@ func (t *ticket) outsider(now time.Time) string {
 	switch {
 	case t.released:
 		return "evicted"
-	case t.lane == laneOutsider:
-		return ""
-	case g.barredLocked(t.source, now):
+	case t.lane == laneMemberHandshake && g.barredLocked(t.source, now):
 		return "source in backoff after breaking a rule"
-	}
-	g.releaseLocked(t)
-	t.released = false
-	if reason := g.takeOutsiderLocked(t); reason != "" {
-		t.released = true
-		return reason
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package devicesync
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -16,9 +17,11 @@ func arriveOK(t *testing.T, g *gate, source string, member bool, now time.Time, 
 }
 
 // Outsiders share a small budget, a few per source; when it is full a
-// newcomer evicts the oldest outsider that has not proven it knows an
-// invite secret. Members' handshakes from their addresses, and members'
-// connections, do not count against it.
+// newcomer evicts an outsider that has not proven it knows an invite secret
+// and has had its time to (the oldest of the address holding the most),
+// else it is refused. Members' handshakes from their addresses, strangers
+// pairing from those addresses, and members' connections do not count
+// against it.
 func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
 	g := newGate()
 	now := fakeNow()
@@ -35,23 +38,38 @@ func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
 	for i := 0; len(g.outsiders) < maxOutsiders; i++ {
 		arriveOK(t, g, fmt.Sprintf("10.0.1.%d", i/maxOutsidersPerSource), false, now, &evicted)
 	}
-	arriveOK(t, g, "10.0.9.9", false, now, &evicted)
+	if tk, _ := g.arrive("10.0.9.9", false, now.Add(minEvictAge/2), func() {}); tk != nil || len(evicted) != 0 {
+		t.Fatal("a newcomer evicted one that had no time to ask to pair")
+	}
+	arriveOK(t, g, "10.0.9.9", false, now.Add(minEvictAge), &evicted)
 	if len(evicted) != 1 || evicted[0] != "10.0.0.1" || first.released || !own[1].released {
 		t.Fatalf("evicted %v; the verified requester released: %v; the oldest unverified released: %v", evicted, first.released, own[1].released)
 	}
-	// A member reconnecting from its address is not held up.
+	// The newcomer from an address of its own outlasts the ones from
+	// addresses that hold several slots.
+	for i := range 8 {
+		arriveOK(t, g, fmt.Sprintf("10.0.2.%d", i), false, now.Add(2*minEvictAge), &evicted)
+	}
+	if g.perSource["10.0.9.9"] != 1 || slices.Contains(evicted, "10.0.9.9") {
+		t.Fatalf("the lone newcomer was evicted: %v", evicted)
+	}
+	for _, tk := range append([]*ticket{}, g.outsiders...) {
+		tk.release()
+	}
+	evicted = nil
+
+	// A member reconnecting from its address is not held up, nor is a
+	// stranger pairing from such an address.
 	lane := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
 	if !lane.member() {
 		t.Fatal("member refused")
 	}
-	if o, l, m := g.counts(); o != maxOutsiders || l != 0 || m != 1 {
-		t.Fatalf("counts %d %d %d", o, l, m)
-	}
-	// A stranger at a member's address takes an outsider slot after its
-	// handshake, evicting an unverified one.
 	stranger := arriveOK(t, g, "192.168.1.5", true, now, &evicted)
-	if reason := stranger.outsider(now); reason != "" || len(evicted) != 2 {
-		t.Fatalf("stranger at a member address: %q, evicted %v", reason, evicted)
+	if reason := stranger.outsider(now); reason != "" {
+		t.Fatalf("stranger at a member address: %q", reason)
+	}
+	if o, l, m := g.counts(); o != 0 || l != 1 || m != 1 {
+		t.Fatalf("counts %d %d %d", o, l, m)
 	}
 	// An address in backoff that members use: its handshakes go on, its
 	// strangers are refused after theirs.
@@ -63,14 +81,11 @@ func TestGateKeepsOutsidersApartFromMembers(t *testing.T) {
 	if reason := again.outsider(now); reason == "" {
 		t.Fatal("a stranger from an address in backoff kept after its handshake")
 	}
-	again.release() // as its connection's end does
-	for _, tk := range append([]*ticket{}, g.outsiders...) {
-		tk.release()
+	for _, tk := range []*ticket{again, stranger, lane, lane} {
+		tk.release() // as their connections' ends do
 	}
-	lane.release()
-	lane.release()
-	if o, l, m := g.counts(); o != 0 || l != 0 || m != 0 || len(g.perSource) != 0 {
-		t.Fatalf("after release: %d %d %d %v", o, l, m, g.perSource)
+	if o, l, m := g.counts(); o != 0 || l != 0 || m != 0 || len(g.perSource) != 0 || len(g.laneBy) != 0 {
+		t.Fatalf("after release: %d %d %d %v %v", o, l, m, g.perSource, g.laneBy)
 	}
 }
 
