@@ -9,7 +9,7 @@ SEEDS ?= 100000
 SOAK ?= 20m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit race smoke bench sim soak package clean
+.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench sim soak package clean
 
 all: build
 
@@ -27,7 +27,7 @@ run: build
 	./bin/furudesk $(ARGS)
 
 ## test: everything CI checks
-test: test-deps fmt-check vet crosscheck staticcheck unit race smoke
+test: test-deps fmt-check vet crosscheck staticcheck unit unit-noffmpeg race smoke
 
 fmt-check:
 	@out=$$($(GO)fmt -l . 2>&1); \
@@ -51,6 +51,13 @@ staticcheck:
 
 unit:
 	$(GO) test -count=1 ./...
+
+# The build without FFmpeg (its pure-Go decoders, what macOS and Windows
+# builds have unless built with -tags ffmpeg): decoding and scanning; the
+# output tests are the same in both builds.
+unit-noffmpeg:
+	$(GO) vet -tags noffmpeg ./audio/ ./library/
+	$(GO) test -count=1 -tags noffmpeg -skip 'TestCapture|TestNoAudioServer|TestStartupOnIdleSink' ./audio/ ./library/
 
 race:
 	$(GO) test -count=1 -race $$(for d in engine app; do [ -d $$d ] && echo ./$$d/...; done)

@@ -6,8 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/dhowden/tag"
-
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -28,16 +26,11 @@ func (a *App) Cover(contentID string) ([]byte, error) {
 	case "":
 		return nil, ErrNoCover
 	case library.CoverEmbedded:
-		f, err := os.Open(t.Path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		m, err := tag.ReadFrom(f)
-		if err != nil || m.Picture() == nil || len(m.Picture().Data) == 0 {
+		b, err := library.EmbeddedCover(t.Path)
+		if errors.Is(err, library.ErrNoCover) {
 			return nil, ErrNoCover
 		}
-		return m.Picture().Data, nil
+		return b, err
 	default:
 		f, err := os.Open(t.Cover)
 		if err != nil {

@@ -45,6 +45,7 @@ type Output interface {
 	Stop()
 	Seek(d time.Duration) bool
 	SetVolume(v int)
+	SetGain(t audio.Track, db float64) bool
 	Report() audio.Report
 	Events() <-chan audio.Event
 }

@@ -210,7 +210,8 @@ type fakeOutput struct {
 	avail   bool
 	next    audio.Track // prepared
 	nextSrc audio.Source
-	path    string // of the track playing
+	path    string  // of the track playing
+	gainDB  float64 // of the track playing, as Play got it
 }
 
 func newFakeOutput(j *journal, c *fakeClock) *fakeOutput {
@@ -223,7 +224,7 @@ func (o *fakeOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.seq++
 	o.track = audio.Track{ID: src.ID, Seq: o.seq}
 	o.at, o.started, o.playing = at, o.clock.Now(), true
-	o.next, o.path = audio.Track{}, src.Path
+	o.next, o.path, o.gainDB = audio.Track{}, src.Path, src.GainDB
 	o.j.add(fmt.Sprintf("play %s@%d", src.ID, at.Milliseconds()))
 	return o.track
 }
@@ -301,6 +302,15 @@ func (o *fakeOutput) Seek(d time.Duration) bool {
 	return true
 }
 func (o *fakeOutput) SetVolume(v int) { o.j.add(fmt.Sprintf("volume %d", v)) }
+func (o *fakeOutput) SetGain(t audio.Track, db float64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if t != o.track && t != o.next {
+		return false
+	}
+	o.j.add(fmt.Sprintf("gain %s %+.2f", t.ID, db))
+	return true
+}
 func (o *fakeOutput) Report() audio.Report {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -152,13 +152,14 @@ func notRead(err error) bool {
 	return false
 }
 
-// fileReason is why path could not be read, without the path itself
-// (the caller names the file).
+// fileReason is why path could not be read or is not listed, in a few
+// words and without the path itself (the caller names the file): "not
+// audio", "DRM-protected", "Opus needs FFmpeg's libraries".
 func fileReason(path string, err error) string {
 	if err == nil {
 		return "unknown error"
 	}
-	r := plain(err.Error())
+	r := plain(library.Reason(err))
 	r = strings.ReplaceAll(r, path+": ", "")
 	r = strings.ReplaceAll(r, path, "the file")
 	return r

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 )
 
 // Status is what every front end (the window, `furudesk ctl`, MPRIS) shows.
@@ -48,6 +49,9 @@ type Status struct {
 	OwnerNotice string        `json:"owner_notice,omitempty"`
 	Passive     bool          `json:"passive"`
 	Config      engine.Config `json:"config"`
+	// ReplayGain is this device's ReplayGain mode: off, track, album or
+	// auto (album gain while an album plays in order).
+	ReplayGain library.GainMode `json:"replaygain"`
 
 	Playing    bool        `json:"playing"`
 	PositionMS int64       `json:"position_ms"`

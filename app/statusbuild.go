@@ -29,6 +29,7 @@ func (a *actor) publishStatus() {
 		StartupPending: a.e.StartupPending(),
 		Passive:        a.passive,
 		Config:         a.cfg,
+		ReplayGain:     a.rg.mode,
 		Playing:        a.st.Playing && !gone,
 		OwnerGone:      gone,
 		OwnerHeard:     a.heardCount,

@@ -7,72 +7,113 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/cputime"
 )
 
-// BenchmarkDecode decodes 30 s of stereo 44.1 kHz audio per format and
-// reports the cost per second of audio and its ratio to `ffmpeg -f null`
-// on the same file in the same run (ffmpeg's own -benchmark rtime, so its
-// process start does not count).
+// BenchmarkDecode decodes 30 s of stereo music-like audio per format to
+// 16-bit stereo at 44.1 kHz, as the player does, and reports the CPU time
+// per second of audio and its ratio to `ffmpeg -f null` decoding the same
+// file in the same run (ffmpeg's own -benchmark utime+stime, so its process
+// start does not count). Each format runs with every decoder set this build
+// has (go, ffmpeg). Goal (issue 15): x-ffmpeg ≤ 1.5 for the FFmpeg path.
 //
-//	go test -run '^$' -bench Decode -benchtime 3x ./audio
+//	go test -run '^$' -bench Decode -benchtime 5x ./audio
 func BenchmarkDecode(b *testing.B) {
 	dir := b.TempDir()
 	const secs = 30
+	// Two tones and noise: something for the codecs to spend bits on.
+	src := func(rate int) string {
+		return "aevalsrc=exprs=0.3*sin(2*PI*440*t)+0.05*(random(0)-0.5)|0.3*sin(2*PI*660*t)+0.05*(random(1)-0.5):c=stereo:s=" +
+			strconv.Itoa(rate) + ":d=" + strconv.Itoa(secs)
+	}
 	for _, c := range []struct {
-		name  string
-		file  string
-		extra []string
+		name string
+		file string
+		rate int
+		opts []string
 	}{
-		{"wav", "b.wav", nil},
-		{"mp3", "b.mp3", nil},
-		{"vorbis", "b.ogg", []string{"-c:a", "libvorbis"}},
-		{"flac", "b.flac", nil},
-		{"flac-48k", "c.flac", nil},
+		{"mp3", "b.mp3", 44100, []string{"-c:a", "libmp3lame", "-b:a", "192k"}},
+		{"aac", "b.m4a", 44100, []string{"-c:a", "aac", "-b:a", "192k"}},
+		{"opus", "b.opus", 48000, []string{"-c:a", "libopus", "-b:a", "128k"}},
+		{"vorbis", "b.ogg", 44100, []string{"-c:a", "libvorbis"}},
+		{"flac-16-44k", "b.flac", 44100, nil},
+		{"flac-24-96k", "c.flac", 96000, []string{"-sample_fmt", "s32", "-bits_per_raw_sample", "24"}},
+		{"wav-16-44k", "b.wav", 44100, nil},
 	} {
-		rate := 44100
-		if c.name == "flac-48k" {
-			rate = 48000
+		path := ffmpegMake(b, dir, c.file, src(c.rate), c.opts...)
+		ff := ffmpegDecodeCPU(b, path)
+		for _, be := range backends() {
+			b.Run(c.name+"/"+be.name, func(b *testing.B) {
+				probe, err := os.Open(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if d, err := newDecoder(probe, path, 44100, be.useFFmpeg); err != nil {
+					_ = probe.Close()
+					b.Skipf("%s decoders: %v", be.name, err)
+				} else {
+					d.Close()
+					_ = probe.Close()
+				}
+				cpu0, haveCPU := cputime.Process()
+				for b.Loop() {
+					f, err := os.Open(path)
+					if err != nil {
+						b.Fatal(err)
+					}
+					d, err := newDecoder(f, path, 44100, be.useFFmpeg)
+					if err != nil {
+						b.Fatal(err)
+					}
+					buf := make([]byte, chunkFrames*bytesPerFrame)
+					frames := 0
+					for {
+						n, err := d.Read(buf)
+						frames += n / bytesPerFrame
+						if err != nil {
+							break
+						}
+					}
+					if frames < secs*44100-5000 {
+						b.Fatalf("decoded %d frames", frames)
+					}
+					d.Close()
+					_ = f.Close()
+				}
+				spent := b.Elapsed()
+				if cpu1, ok := cputime.Process(); ok && haveCPU {
+					spent = cpu1 - cpu0
+				}
+				per := spent / time.Duration(b.N) / secs
+				b.ReportMetric(float64(per.Microseconds()), "cpu-µs/audio-s")
+				b.ReportMetric(float64(per)/float64(ff/secs), "x-ffmpeg")
+			})
 		}
-		path := ffmpegSine(b, dir, c.file, 440, secs, rate, append([]string{"-ac", "2"}, c.extra...)...)
-		ff := ffmpegDecodeTime(b, path)
-		b.Run(c.name, func(b *testing.B) {
-			for b.Loop() {
-				f, err := os.Open(path)
-				if err != nil {
-					b.Fatal(err)
-				}
-				d, err := NewDecoder(f, path, 44100)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if x := decodeAll(b, d); len(x) < secs*44100-5000 {
-					b.Fatalf("decoded %d frames", len(x))
-				}
-				_ = f.Close()
-			}
-			per := b.Elapsed() / time.Duration(b.N) / secs
-			b.ReportMetric(float64(per.Microseconds()), "µs/audio-s")
-			b.ReportMetric(float64(per)/float64(ff/secs), "x-ffmpeg")
-		})
 	}
 }
 
-var rtimeRE = regexp.MustCompile(`rtime=([0-9.]+)s`)
+var (
+	utimeRE = regexp.MustCompile(`utime=([0-9.]+)s`)
+	stimeRE = regexp.MustCompile(`stime=([0-9.]+)s`)
+)
 
-// ffmpegDecodeTime is the best of 3 `ffmpeg -benchmark -i path -f null -`.
-func ffmpegDecodeTime(b *testing.B, path string) time.Duration {
+// ffmpegDecodeCPU is the best of 3 `ffmpeg -benchmark -i path -f null -`:
+// the CPU time ffmpeg reports for decoding the file.
+func ffmpegDecodeCPU(b *testing.B, path string) time.Duration {
 	best := time.Duration(1 << 62)
 	for i := 0; i < 3; i++ {
 		out, err := exec.Command("ffmpeg", "-hide_banner", "-benchmark", "-i", path, "-f", "null", "-").CombinedOutput()
 		if err != nil {
 			b.Fatalf("ffmpeg: %v\n%s", err, out)
 		}
-		m := rtimeRE.FindSubmatch(out)
-		if m == nil {
-			b.Fatalf("no rtime in ffmpeg output:\n%s", out)
+		u, s := utimeRE.FindSubmatch(out), stimeRE.FindSubmatch(out)
+		if u == nil || s == nil {
+			b.Fatalf("no utime/stime in ffmpeg output:\n%s", out)
 		}
-		s, _ := strconv.ParseFloat(string(m[1]), 64) // the regexp matched a number
-		best = min(best, time.Duration(s*float64(time.Second)))
+		us, _ := strconv.ParseFloat(string(u[1]), 64) // the regexps matched numbers
+		ss, _ := strconv.ParseFloat(string(s[1]), 64)
+		best = min(best, time.Duration((us+ss)*float64(time.Second)))
 	}
 	return best
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/furudesk/furudesk/internal/pulsetest"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,17 @@ func TestCapture(t *testing.T) {
 	long := writeFile(t, filepath.Join(dir, "tone3s.wav"), wavBytes(44100, 2, 3*44100, sine(440, 0.5, 44100)))
 	half := writeFile(t, filepath.Join(dir, "a.wav"), wavBytes(44100, 2, 22050, sine(440, 0.5, 44100)))
 	halfFLAC := ffmpegSine(t, dir, "b.flac", 660, 0.5, 44100)
+	var aac, opus, albumA, albumB string
+	if haveFFmpeg {
+		half := "aevalsrc=exprs=0.5*sin(2*PI*440*t):c=stereo:s=%d:d=1"
+		aac = ffmpegMake(t, dir, "tone.m4a", fmt.Sprintf(half, 44100), "-c:a", "aac", "-b:a", "192k")
+		opus = ffmpegMake(t, dir, "tone.opus", fmt.Sprintf(half, 48000), "-c:a", "libopus", "-b:a", "160k")
+		// One 2 s sine cut in two at 1 s and encoded as two AAC tracks, as
+		// a live album is: the boundary must not be heard.
+		whole := ffmpegMake(t, dir, "album.wav", "aevalsrc=exprs=0.5*sin(2*PI*440*t):c=stereo:s=44100:d=2")
+		albumA = ffmpegAAC(t, whole, filepath.Join(dir, "01.m4a"), "atrim=end_sample=44100")
+		albumB = ffmpegAAC(t, whole, filepath.Join(dir, "02.m4a"), "atrim=start_sample=44100,asetpts=PTS-STARTPTS")
+	}
 	rec := p.record(t)
 
 	// Each scenario is judged from its recording; a failing attempt is
@@ -136,8 +148,11 @@ func TestCapture(t *testing.T) {
 		}
 	}
 
-	t.Run("tone", func(t *testing.T) {
-		check(t, "tone", []string{tone}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
+	// judgeTone checks a 1 s, 0.5 sine of 440 Hz played at volume 50: one
+	// sound of 1 s at the cubic curve's 0.5 * 0.125 peak (within peakTol,
+	// lossy codecs move it a little) and its pitch.
+	judgeTone := func(name string, peakTol float64) func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
+		return func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
 			segs := segments(x, soundThr, 441)
 			if len(segs) != 1 {
 				j.fail("heard %d sound segments %v, want 1", len(segs), segs)
@@ -147,14 +162,18 @@ func TestCapture(t *testing.T) {
 			if d := s.dur(); absDur(d-time.Second) > 50*time.Millisecond {
 				j.fail("sound lasted %v, want 1s ±50ms", d)
 			}
-			// Volume 50 on the cubic curve: 0.5 * 0.125.
-			if pk := peak(x[s.start:s.end]); pk < 0.0625*0.95 || pk > 0.0625*1.05 {
-				j.fail("peak %.4f at volume 50, want 0.0625 ±5%%", pk)
+			if pk := peak(x[s.start:s.end]); pk < 0.0625*(1-peakTol) || pk > 0.0625*(1+peakTol) {
+				j.fail("peak %.4f at volume 50, want 0.0625 ±%.0f%%", pk, peakTol*100)
+			}
+			if f := zeroCrossFreq(pcmFloat(x[s.start+4410:s.end-4410]), 44100); math.Abs(f-440) > 1 {
+				j.fail("pitch %.2f Hz, want 440", f)
 			}
 			play := run.get(j, "play")
-			j.log("play-to-sound %v, sound %v", wall(s.start).Sub(time.Unix(0, play.At)), s.dur())
-		})
-	})
+			j.log("%s: play-to-sound %v, sound %v, peak %.4f", name, wall(s.start).Sub(time.Unix(0, play.At)), s.dur(), peak(x[s.start:s.end]))
+		}
+	}
+
+	t.Run("tone", func(t *testing.T) { check(t, "tone", []string{tone}, judgeTone("wav", 0.05)) })
 
 	t.Run("pause-resume", func(t *testing.T) {
 		check(t, "pause", []string{tone2}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
@@ -225,6 +244,69 @@ func TestCapture(t *testing.T) {
 			j.log("longest quiet run inside the two tracks: %v", q)
 		})
 	})
+
+	for _, c := range []struct{ name, file string }{{"aac", aac}, {"opus", opus}} {
+		t.Run(c.name, func(t *testing.T) {
+			if !haveFFmpeg {
+				t.Skip("built without FFmpeg")
+			}
+			check(t, "tone", []string{c.file}, judgeTone(c.name, 0.07))
+		})
+	}
+
+	t.Run("gapless-aac-album", func(t *testing.T) {
+		if !haveFFmpeg {
+			t.Skip("built without FFmpeg")
+		}
+		check(t, "gapless", []string{albumA, albumB}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {
+			segs := segments(x, soundThr, 441)
+			if len(segs) != 1 {
+				j.fail("heard %d segments %v, want 1 (two tracks of one take)", len(segs), segs)
+				return
+			}
+			s := segs[0]
+			if absDur(s.dur()-2*time.Second) > 50*time.Millisecond {
+				j.fail("two 1 s tracks sounded %v, want 2s ±50ms", s.dur())
+			}
+			if q := framesToDuration(int64(longestQuiet(x, s, soundThr)), 44100); q >= 5*time.Millisecond {
+				j.fail("longest quiet run %v, want under 5ms: a gap between the tracks", q)
+			}
+			// A click is a jump no 440 Hz sine makes: its steepest step
+			// at volume 100 is 0.5 * 2π * 440 / 44100 of full scale.
+			steep := 0.5 * 2 * math.Pi * 440 / 44100 * 32768
+			worst, at := 0.0, 0
+			for i := s.start + 1; i < s.end; i++ {
+				if d := math.Abs(float64(x[i]) - float64(x[i-1])); d > worst {
+					worst, at = d, i
+				}
+			}
+			if worst > 1.5*steep {
+				j.fail("a step of %.0f at %v into the album, a 440 Hz sine steps at most %.0f: a click", worst,
+					framesToDuration(int64(at-s.start), 44100), steep)
+			}
+			j.log("gapless AAC: %v of sound, steepest step %.0f of %.0f", s.dur(), worst, steep)
+		})
+	})
+}
+
+// ffmpegAAC encodes the part of the WAV at src that filter keeps as AAC
+// in an M4A at dst.
+func ffmpegAAC(t testing.TB, src, dst, filter string) string {
+	t.Helper()
+	args := []string{"-loglevel", "error", "-y", "-i", src, "-af", filter, "-c:a", "aac", "-b:a", "192k", dst}
+	if b, err := exec.Command(needTool(t, "ffmpeg"), args...).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg %v: %v\n%s", args, err, b)
+	}
+	return dst
+}
+
+// pcmFloat scales 16-bit samples to -1..1.
+func pcmFloat(x []int16) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v) / 32768
+	}
+	return out
 }
 
 // judgement collects what a recording shows: problems and measurements.

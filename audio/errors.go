@@ -9,12 +9,19 @@ import (
 
 // Sentinel errors. Wrapped errors carry the details; test with errors.Is.
 var (
-	// ErrUnknownFormat reports content that is none of MP3, Ogg Vorbis, WAV
-	// or FLAC.
+	// ErrUnknownFormat reports content that is none of the containers
+	// Sniff knows (MP3, Ogg, WAV, FLAC, MP4, ADTS, AIFF).
 	ErrUnknownFormat = errors.New("audio: unknown audio format")
 	// ErrUnsupported reports a recognised container with content this
-	// package cannot decode (Opus in Ogg, compressed WAV, ...).
+	// build cannot decode (a codec FFmpeg lacks, an Ogg stream of another
+	// codec; *NeedsFFmpegError in a build without FFmpeg).
 	ErrUnsupported = errors.New("audio: unsupported audio content")
+	// ErrNoAudio reports a container without an audio stream (a video
+	// without sound, an MP4 of chapters only).
+	ErrNoAudio = errors.New("audio: no audio in the file")
+	// ErrProtected reports encrypted (DRM-protected) audio, such as
+	// iTunes Store purchases of before 2009 (.m4p).
+	ErrProtected = errors.New("audio: DRM-protected")
 	// ErrCorrupt reports data that does not decode, including a decoder
 	// panic turned into an error.
 	ErrCorrupt = errors.New("audio: corrupt audio data")
@@ -31,6 +38,22 @@ var (
 	// ErrNoSource reports a Source with neither Path nor Open.
 	ErrNoSource = errors.New("audio: source has neither path nor opener")
 )
+
+// NeedsFFmpegError reports content that only the FFmpeg decoders play, in
+// a build without them. It matches ErrUnsupported.
+type NeedsFFmpegError struct {
+	What string // what the file holds, for users: "Opus", "24-bit WAV"
+}
+
+func (e *NeedsFFmpegError) Error() string {
+	return "audio: " + e.What + " needs FFmpeg's libraries"
+}
+
+// Is makes errors.Is(err, ErrUnsupported) true.
+func (e *NeedsFFmpegError) Is(target error) bool { return target == ErrUnsupported }
+
+// needsFFmpeg returns a *NeedsFFmpegError for what.
+func needsFFmpeg(what string) error { return &NeedsFFmpegError{What: what} }
 
 // maxReasonBytes bounds Reason's text: device errors can quote long paths.
 const maxReasonBytes = 120

@@ -15,6 +15,7 @@ type flacReader struct {
 	s        *flac.Stream
 	rate     int
 	channels int
+	bits     int
 	frames   int64 // total source frames; 0 when the header does not say
 	pending  []byte
 	skip     int64 // frames to drop after a seek landed on a frame start
@@ -35,7 +36,7 @@ func newFLAC(r io.ReadSeeker) (*flacReader, error) {
 	if info.NChannels < 1 || info.NChannels > 8 {
 		return nil, fmt.Errorf("%w: flac: %d channels", ErrCorrupt, info.NChannels)
 	}
-	return &flacReader{s: s, rate: int(info.SampleRate), channels: int(info.NChannels), frames: int64(info.NSamples)}, nil
+	return &flacReader{s: s, rate: int(info.SampleRate), channels: int(info.NChannels), bits: int(info.BitsPerSample), frames: int64(info.NSamples)}, nil
 }
 
 func (f *flacReader) Read(p []byte) (int, error) {

@@ -67,6 +67,9 @@ func (m *mixer) Read(p []byte) (int, error) {
 		n, pos, r := s.take(p[i:total])
 		switch r {
 		case takeOK:
+			if g := s.gain.Load(); g != 0 {
+				applyGain(p[i:i+n], g)
+			}
 			at := m.written + int64(i/bytesPerFrame)
 			if !s.started {
 				s.started = true
@@ -164,6 +167,15 @@ func (m *mixer) observe(consumed int64) consumedState {
 		st.pos = m.cur.cursor
 	}
 	return st
+}
+
+// settling reports frames in flight that the monitor must follow closely:
+// a stop or pause being muted, or events waiting for the device to reach
+// their frame (a track starting or ending).
+func (m *mixer) settling() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.held || len(m.timed) > 0
 }
 
 // written returns the frames handed to the device so far.
@@ -306,6 +318,20 @@ func (m *mixer) isPaused() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.paused
+}
+
+// setGain sets the gain of track t, current or prepared; false when
+// neither is t.
+func (m *mixer) setGain(t Track, db float64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, s := range []*stream{m.cur, m.next} {
+		if s != nil && s.track == t {
+			s.gain.Store(gainQ16(db))
+			return true
+		}
+	}
+	return false
 }
 
 // seek moves the current track to frame f; false when nothing is loaded.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -343,5 +344,80 @@ func TestMixerClearNext(t *testing.T) {
 	m.clearNext() // nothing prepared: a no-op
 	if m.cur == nil {
 		t.Fatal("clearNext dropped the current track")
+	}
+}
+
+// TestMixerGain: a track plays at its Source.GainDB (ReplayGain), each
+// track of a gapless pair at its own, a gain change applies to the very
+// next frames, and a boost clips at full scale instead of wrapping.
+func TestMixerGain(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, wantA := toneSource("a", 440, 4410)
+	b, wantB := toneSource("b", 660, 8820)
+	a.GainDB = -20 * math.Log10(2) // half
+	b.GainDB = 12                  // a 0.5 sine boosted 4 times clips
+	ta := m.play(a, 0)
+	tb := m.prepare(b)
+	waitFor(t, "both tracks decoded", func() bool { return decoded(m, m.cur) && decoded(m, m.next) })
+	got := pull(m, 4410+441)
+	for i := 0; i < 4410; i++ {
+		if want := float64(wantA(i)) / 2; math.Abs(float64(got[i])-want) > 1 {
+			t.Fatalf("track a frame %d = %d, want half of %d", i, got[i], wantA(i))
+		}
+	}
+	clipped := 0
+	for i := 0; i < 441; i++ {
+		v, w := got[4410+i], float64(wantB(i))*math.Pow(10, 12.0/20)
+		switch {
+		case w >= 32767 && v == 32767, w <= -32768 && v == -32768:
+			clipped++
+		case math.Abs(w) < 32767 && math.Abs(float64(v)-w) > 2:
+			t.Fatalf("track b frame %d = %d, want %.0f", i, v, w)
+		}
+	}
+	if clipped == 0 {
+		t.Fatalf("a 0.5 sine at +12 dB never reached full scale")
+	}
+	if m.setGain(ta, 0) || !m.setGain(tb, 0) {
+		t.Fatalf("setGain: the finished track must be gone, the playing one found")
+	}
+	next := pull(m, 441)
+	for i, v := range next {
+		if v != wantB(441+i) {
+			t.Fatalf("after setGain(0) frame %d = %d, want %d", i, v, wantB(441+i))
+		}
+	}
+}
+
+// TestMixerSettling: the monitor measures at the fast pace exactly while
+// frames in flight need it: a track's Started waiting for the device, a
+// stop being muted; at the steady pace while a track plays on.
+func TestMixerSettling(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	if m.settling() {
+		t.Fatal("settling with nothing loaded")
+	}
+	a, _ := toneSource("a", 440, 44100)
+	m.play(a, 0)
+	waitFor(t, "the track decoded ahead", func() bool { return decoded(m, m.cur) })
+	pull(m, 441)
+	if !m.settling() {
+		t.Fatal("not settling while the track's Started waits for the device")
+	}
+	m.observe(441)
+	pull(m, 441)
+	m.observe(882)
+	if m.settling() {
+		t.Fatal("settling while the track plays on")
+	}
+	m.stop()
+	if !m.settling() {
+		t.Fatal("not settling while a stop is muted")
+	}
+	pull(m, 441)
+	if !m.release(m.writtenFrames()) || m.settling() {
+		t.Fatal("still settling after the stop's frames were consumed")
 	}
 }

@@ -41,6 +41,7 @@ type Output struct {
 	volume  atomic.Int64
 	quit    chan struct{}
 	done    chan struct{}
+	wake    chan struct{} // a command: measure at the fast pace (Tick) again
 	closeMu sync.Once
 }
 
@@ -49,6 +50,7 @@ func newOutput(o Options) *Output {
 		opts:    o,
 		events:  make(chan Event, o.EventBuffer),
 		quit:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		gain:    1,
 		latency: durationToFrames(o.BufferSize, o.SampleRate),
@@ -106,6 +108,7 @@ func (o *Output) Events() <-chan Event { return o.events }
 // opened and decoded on another goroutine: failures arrive as DecodeError.
 // The returned Track is echoed in this play's events.
 func (o *Output) Play(src Source, at time.Duration) Track {
+	defer o.poke()
 	return o.mix.play(src, durationToFrames(at, o.opts.SampleRate))
 }
 
@@ -113,6 +116,7 @@ func (o *Output) Play(src Source, at time.Duration) Track {
 // gap. A second call replaces the prepared track; Play, Stop and
 // ClearNext drop it.
 func (o *Output) PrepareNext(src Source) Track {
+	defer o.poke()
 	return o.mix.prepare(src)
 }
 
@@ -127,13 +131,17 @@ func (o *Output) ClearNext() { o.mix.clearNext() }
 // to the device, so Resume loses nothing. The device stays open and
 // measured.
 func (o *Output) Pause() {
+	defer o.poke()
 	if o.mix.pause(o.consumedNow()) {
 		o.setMuted(true)
 	}
 }
 
 // Resume continues after Pause at the position where the sound stopped.
-func (o *Output) Resume() { o.mix.resume() }
+func (o *Output) Resume() {
+	o.mix.resume()
+	o.poke()
+}
 
 // consumedNow is the first frame the device has not taken, or -1 without
 // a device. written is read before Buffered, so it errs early: a rewind
@@ -151,6 +159,7 @@ func (o *Output) consumedNow() int64 {
 // still buffers: silence within about BufferSize. No Finished follows for
 // them. A Play right after starts once the muted frames are gone.
 func (o *Output) Stop() {
+	defer o.poke()
 	if o.mix.stop() {
 		o.setMuted(true)
 	}
@@ -173,8 +182,14 @@ func (o *Output) setMuted(m bool) {
 // Seek moves the current track to d (clamped to the track); it reports
 // false when nothing is loaded.
 func (o *Output) Seek(d time.Duration) bool {
+	defer o.poke()
 	return o.mix.seek(durationToFrames(d, o.opts.SampleRate))
 }
+
+// SetGain changes the gain of track t (Source.GainDB: ReplayGain) while
+// it plays or waits prepared; it applies to what the device takes next.
+// It reports false when t is neither.
+func (o *Output) SetGain(t Track, db float64) bool { return o.mix.setGain(t, db) }
 
 // SetVolume sets the volume, 0..100 (clamped), on the perceptual curve of
 // Gain. It applies to what the device consumes next.
@@ -190,7 +205,7 @@ func (o *Output) SetVolume(v int) {
 }
 
 // Report returns the truth now (as of the last measurement, at most
-// Options.Tick old), for the engine's heartbeat.
+// Options.SteadyTick old while nothing changes), for the engine's heartbeat.
 func (o *Output) Report() Report {
 	o.repMu.Lock()
 	r := o.report
@@ -225,19 +240,44 @@ func (o *Output) Close() error {
 	return nil
 }
 
-// monitor measures the device every Tick and turns what it consumed into
-// events and the report.
+// poke tells the monitor a command changed what the device will play, so
+// it measures at the fast pace until things settle.
+func (o *Output) poke() {
+	select {
+	case o.wake <- struct{}{}:
+	default:
+	}
+}
+
+// monitor measures the device every Tick while something is changing (a
+// device starting, a pause or stop being muted, a track starting or
+// ending, a command just given) and every SteadyTick while it plays on or
+// stays silent, and turns what the device consumed into events and the
+// report. A process that plays wakes far less often that way (every wake
+// of the Go runtime costs CPU, see Options.SteadyTick).
 func (o *Output) monitor() {
 	defer close(o.done)
-	t := time.NewTicker(o.opts.Tick)
+	t := time.NewTimer(o.opts.Tick)
 	defer t.Stop()
+	due := time.Now().Add(o.opts.Tick)
 	var m meter
 	for {
 		select {
 		case <-o.quit:
 			return
+		case <-o.wake:
+			if soon := time.Now().Add(o.opts.Tick); soon.Before(due) {
+				due = soon
+				t.Reset(o.opts.Tick)
+			}
 		case now := <-t.C:
 			o.measure(&m, now)
+			next := o.opts.SteadyTick
+			if !m.started || !m.known || o.mix.settling() {
+				next = o.opts.Tick
+			}
+			due = now.Add(next)
+			t.Reset(next)
 		}
 	}
 }

@@ -230,7 +230,7 @@ func TestEventsDropWhenNotDrained(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
-	for _, o := range []Options{{SampleRate: 100}, {BufferSize: time.Second}, {Tick: -1}, {EventBuffer: 1}, {StallTimeout: time.Millisecond}, {StartupGrace: time.Minute}} {
+	for _, o := range []Options{{SampleRate: 100}, {BufferSize: time.Second}, {Tick: -1}, {SteadyTick: 2 * time.Second}, {EventBuffer: 1}, {StallTimeout: time.Millisecond}, {StartupGrace: time.Minute}} {
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "Options.") {
 			t.Errorf("Validate(%+v) = %v, want an error naming the field", o, err)
 		}

@@ -41,6 +41,9 @@ type stream struct {
 	// endSent is set when the goroutine handed over its last chunk; tests
 	// wait on it instead of sleeping.
 	endSent atomic.Bool
+	// gain scales the samples as the mixer hands them to the device
+	// (gainQ16; 0 is unity), so a change applies at once.
+	gain atomic.Int32
 
 	// Reader side, guarded by the mixer's mutex.
 	gen     uint64
@@ -64,6 +67,7 @@ func startStream(t Track, src Source, rate int, at int64, ahead int, onErr func(
 		done:   make(chan struct{}),
 		cursor: at,
 	}
+	s.gain.Store(gainQ16(src.GainDB))
 	go s.run(src, rate, at, onErr)
 	return s
 }
@@ -91,6 +95,7 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 		fail(err)
 		return
 	}
+	defer dec.Close()
 	if at > 0 {
 		if err := dec.SeekFrame(at); err != nil {
 			fail(err)

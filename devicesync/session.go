@@ -93,6 +93,16 @@ func (s *session) send(line []byte) {
 	}
 }
 
+// closed reports whether close was called.
+func (s *session) closed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *session) close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
@@ -381,7 +391,9 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 func (n *Node) registerLocked(s *session) (bool, []Event) {
 	var evs []Event
 	if old := n.sessions[s.peer]; old != nil {
-		if !s.outranks(old) && !n.silentLocked(old) {
+		// A session already closed (its end not yet handled) is no
+		// reason to refuse its successor.
+		if !old.closed() && !s.outranks(old) && !n.silentLocked(old) {
 			return false, nil
 		}
 		old.close()

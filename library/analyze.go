@@ -8,24 +8,45 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/dhowden/tag"
 	"lukechampine.com/blake3"
+
+	"github.com/furudesk/furudesk/audio"
 )
 
 // ContentIDPrefix starts every content id: the hash function's name.
 const ContentIDPrefix = "b3:"
 
-// Formats lists the file extensions the library indexes (what audio/ can
-// play), each with its format name.
-var formats = map[string]string{".mp3": "mp3", ".ogg": "ogg", ".oga": "ogg", ".flac": "flac", ".wav": "wav"}
+// Formats lists the file extensions the library indexes, each with its
+// format name. Whether a file is listed is then the decoder's answer
+// (audio.Probe): the library lists exactly what plays.
+var formats = map[string]string{".mp3": "mp3", ".ogg": "ogg", ".oga": "ogg", ".opus": "opus", ".flac": "flac",
+	".wav": "wav", ".m4a": "m4a", ".m4b": "m4a", ".m4p": "m4a", ".aif": "aiff", ".aiff": "aiff", ".aifc": "aiff"}
 
-// FormatOf returns the format ("mp3", "ogg", "flac", "wav") a file name's
-// extension promises, or "" for a file the library does not index.
+// otherAudio names the audio files the library does not play, by
+// extension, so that a scan counts and names them instead of passing them
+// over in silence.
+var otherAudio = map[string]string{".wma": "WMA", ".ape": "Monkey's Audio", ".wv": "WavPack",
+	".mpc": "Musepack", ".mka": "Matroska audio", ".dsf": "DSD", ".dff": "DSD",
+	".tta": "TTA", ".ac3": "AC-3", ".dts": "DTS", ".spx": "Speex", ".aac": "raw AAC (ADTS)", ".aa": "Audible",
+	".aax": "Audible", ".caf": "Core Audio", ".mp2": "MP2", ".amr": "AMR", ".shn": "Shorten"}
+
+// FormatOf returns the format ("mp3", "ogg", "opus", "flac", "wav", "m4a", "aiff")
+// a file name's extension promises, or "" for a file the library does not
+// index.
 func FormatOf(name string) string {
 	return formats[strings.ToLower(filepath.Ext(name))]
+}
+
+// isAudioName reports a name the scan counts as an audio file: one it
+// indexes, or one of otherAudio that it names as unsupported.
+func isAudioName(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return formats[ext] != "" || otherAudio[ext] != ""
 }
 
 // file is what analysis needs from an open file; *os.File satisfies it.
@@ -78,6 +99,9 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	var a analysis
 	format := FormatOf(path)
 	if format == "" {
+		if name := otherAudio[strings.ToLower(filepath.Ext(path))]; name != "" {
+			return a, fmt.Errorf("%w: %s files are not supported", ErrUnsupported, name)
+		}
 		return a, fmt.Errorf("%w: extension of %q", ErrUnsupported, filepath.Base(path))
 	}
 	f, err := fsys.Open(path)
@@ -93,6 +117,13 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		return a, ErrNotRegular
 	}
 	size := info.Size()
+	if format == "wav" {
+		// Samplers and drum kits name AIFF files .wav: play what they are.
+		var head [4]byte
+		if _, err := f.ReadAt(head[:], 0); err == nil && string(head[:]) == "FORM" {
+			format = "aiff"
+		}
+	}
 	t := &a.track
 	t.Path, t.Size, t.ModTime, t.Format = path, size, info.ModTime(), format
 
@@ -104,9 +135,16 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	var tags tagInfo
 	var tagErr error
 	switch format {
-	case "wav":
-		w, err := parseWAV(f, size)
+	case "wav", "aiff":
+		parse := parseWAV
+		if format == "aiff" {
+			parse = parseAIFF
+		}
+		w, err := parse(f, size)
 		if err != nil {
+			return a, err
+		}
+		if err := playable(f, path); err != nil {
 			return a, err
 		}
 		switch {
@@ -120,12 +158,26 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 			return a, err
 		}
 	case "flac":
-		start, end, dur, err := flacRegion(f, size)
+		id3End, start, end, dur, err := flacRegion(f, size)
 		if err != nil {
 			return a, err
 		}
+		if err := playable(f, path); err != nil {
+			return a, err
+		}
 		t.Duration = dur
-		tags, tagErr = readTags(f)
+		if id3End > 0 {
+			// An MP3 tagger's ID3v2 tag in front: the FLAC's own
+			// comments come first, the ID3 tag fills the gaps.
+			tags, tagErr = readTagsAt(f, id3End, size)
+			id3, id3Err := readTags(f)
+			tags.merge(id3)
+			if tagErr != nil {
+				tagErr = id3Err
+			}
+		} else {
+			tags, tagErr = readTags(f)
+		}
 		if err := hashRange(f, start, end, h, buf); err != nil {
 			return a, err
 		}
@@ -136,6 +188,9 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		}
 		off, fh, err := firstFrame(f, start, end)
 		if err != nil {
+			return a, err
+		}
+		if err := playable(f, path); err != nil {
 			return a, err
 		}
 		tags, tagErr = readTags(f)
@@ -163,20 +218,48 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err != nil {
 			return a, err
 		}
-	case "ogg":
+	case "ogg", "opus":
 		var head [4]byte
 		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != "OggS" {
 			return a, fmt.Errorf("%w: no OggS capture pattern", ErrNotAudio)
 		}
-		tags, tagErr = readTags(f)
+		if err := playable(f, path); err != nil {
+			return a, err
+		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return a, err
 		}
-		dur, err := hashOgg(io.LimitReader(f, size), h, nil)
+		og, err := hashOgg(io.LimitReader(f, size), h, nil)
 		if err != nil {
 			return a, err
 		}
-		t.Duration = dur
+		t.Duration = og.duration
+		if og.codec == "flac" {
+			tags, tagErr = oggFLACTags(og.headers)
+		} else {
+			tags, tagErr = readTags(f)
+		}
+	case "m4a":
+		m, err := parseMP4(f, size)
+		if err != nil {
+			return a, err
+		}
+		if m.protected {
+			return a, fmt.Errorf("%w: %w", ErrUnsupported, ErrProtected)
+		}
+		if err := playable(f, path); err != nil {
+			return a, err
+		}
+		tags, tagErr = readTags(f)
+		t.Duration = m.duration
+		if samples, ok := smpbLength(tags.smpb); ok && !m.audio.hasEdits && m.audio.scale > 0 {
+			t.Duration = samplesDuration(samples, int64(m.audio.scale))
+		}
+		for _, r := range m.mdat {
+			if err := hashRange(f, r[0], r[1], h, buf); err != nil {
+				return a, err
+			}
+		}
 	}
 	if tagErr != nil && !errors.Is(tagErr, tag.ErrNoTagsFound) {
 		a.brokenTags = tagErr
@@ -185,6 +268,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	t.ContentID = ContentIDPrefix + hex.EncodeToString(h.Sum(nil))
 	t.Title, t.Artists, t.Album, t.AlbumArtist = tags.title, tags.artists, tags.album, tags.albumArtist
 	t.TrackNo, t.DiscNo, t.Year, t.Genre = tags.track, tags.disc, tags.year, tags.genre
+	t.Gain = tags.gain
 	switch {
 	case tags.picture:
 		t.Cover = CoverEmbedded
@@ -192,6 +276,46 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		t.Cover = dirCover
 	}
 	return a, nil
+}
+
+// playable asks the decoder that plays the file whether it will: the
+// library lists what plays and names the rest with the reason. It leaves
+// f at the start.
+func playable(f io.ReadSeeker, path string) error {
+	_, err := audio.Probe(f, path)
+	if _, serr := f.Seek(0, io.SeekStart); serr != nil && err == nil {
+		err = serr
+	}
+	var nf *audio.NeedsFFmpegError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &nf):
+		return fmt.Errorf("%w: %w", ErrUnsupported, nf)
+	case errors.Is(err, audio.ErrProtected):
+		return fmt.Errorf("%w: %w", ErrUnsupported, ErrProtected)
+	case errors.Is(err, audio.ErrUnsupported):
+		return fmt.Errorf("%w: %w", ErrUnsupported, err)
+	case errors.Is(err, audio.ErrUnknownFormat), errors.Is(err, audio.ErrNoAudio):
+		return fmt.Errorf("%w: %w", ErrNotAudio, err)
+	case errors.Is(err, audio.ErrCorrupt), errors.Is(err, audio.ErrTooLarge):
+		return fmt.Errorf("%w: %w: %w", ErrNotAudio, ErrDamaged, err)
+	}
+	return err
+}
+
+// smpbLength reads the length of the music from an iTunSMPB value
+// (" 00000000 00000840 000001CA 00000000003F31F6 ..."): the fourth word.
+func smpbLength(s string) (int64, bool) {
+	f := strings.Fields(s)
+	if len(f) < 4 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(f[3], 16, 64)
+	if err != nil || n == 0 || n >= 1<<40 {
+		return 0, false
+	}
+	return int64(n), true
 }
 
 // CoverEmbedded is Track.Cover for art inside the file's tags.

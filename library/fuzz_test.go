@@ -162,10 +162,11 @@ func FuzzMP3Region(f *testing.F) {
 func FuzzFLACRegion(f *testing.F) {
 	addSeeds(f, seedFLAC())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		start, end, dur, err := flacRegion(bytes.NewReader(data), int64(len(data)))
+		id3End, start, end, dur, err := flacRegion(bytes.NewReader(data), int64(len(data)))
 		wantAudioErr(t, err)
 		if err == nil {
 			wantRange(t, "flac region", start, end, int64(len(data)))
+			wantRange(t, "flac id3v2 tags", 0, id3End, start)
 			if dur < 0 {
 				t.Fatalf("duration %v", dur)
 			}
@@ -196,10 +197,10 @@ func FuzzHashOgg(f *testing.F) {
 	addSeeds(f, seedOgg())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var h bytes.Buffer
-		dur, err := hashOgg(bytes.NewReader(data), &h, nil)
+		info, err := hashOgg(bytes.NewReader(data), &h, nil)
 		wantAudioErr(t, err)
-		if err == nil && (dur < 0 || h.Len() > len(data)) {
-			t.Fatalf("duration %v, %d bytes hashed of %d", dur, h.Len(), len(data))
+		if err == nil && (info.duration < 0 || h.Len() > len(data)) {
+			t.Fatalf("duration %v, %d bytes hashed of %d", info.duration, h.Len(), len(data))
 		}
 	})
 }
@@ -217,7 +218,7 @@ func TestFuzzSeedsAreValid(t *testing.T) {
 		}
 	}
 	for i, s := range seedFLAC() {
-		if _, _, dur, err := flacRegion(bytes.NewReader(s), int64(len(s))); err != nil || dur <= 0 {
+		if _, _, _, dur, err := flacRegion(bytes.NewReader(s), int64(len(s))); err != nil || dur <= 0 {
 			t.Errorf("flac seed %d: %v %v", i, dur, err)
 		}
 	}
@@ -226,7 +227,7 @@ func TestFuzzSeedsAreValid(t *testing.T) {
 			t.Errorf("wav seed %d: %v", i, err)
 		}
 	}
-	if dur, err := hashOgg(bytes.NewReader(seedOgg()[0]), io.Discard, nil); err != nil || dur <= 0 {
-		t.Errorf("ogg seed: %v %v", dur, err)
+	if info, err := hashOgg(bytes.NewReader(seedOgg()[0]), io.Discard, nil); err != nil || info.duration <= 0 {
+		t.Errorf("ogg seed: %v %v", info.duration, err)
 	}
 }

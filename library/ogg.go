@@ -2,6 +2,7 @@ package library
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,21 +14,52 @@ import (
 // the usual 4 KiB pages, far beyond any real track).
 const maxOggPages = 1 << 28
 
-// hashOgg writes the audio identity of an Ogg Vorbis stream to h and returns
-// its duration. It hashes the payload of every packet except the Vorbis
-// comment header (packet 1 of the first logical stream). Page headers are
-// left out too, because a retag that changes the comment's size renumbers
-// the following pages and rewrites their checksums; the packets themselves
-// do not change. A truncated last page ends the stream without error.
-func hashOgg(r io.Reader, h io.Writer, buf []byte) (time.Duration, error) {
+// oggInfo is what hashOgg learnt about an Ogg stream.
+type oggInfo struct {
+	codec    string // "vorbis", "opus" or "flac"
+	duration time.Duration
+	headers  [][]byte // the header packets of FLAC in Ogg (metadata blocks), for its tags
+}
+
+// Limits on the header packets kept from an Ogg FLAC stream (its tags and
+// pictures).
+const (
+	maxOggHeaders     = 64
+	maxOggHeaderBytes = 16 << 20
+)
+
+// hashOgg writes the audio identity of an Ogg stream of Vorbis, Opus or
+// FLAC to h and returns its codec and duration. Page headers are left out,
+// because a retag that changes the comment's size renumbers the following
+// pages and rewrites their checksums; the packets themselves do not change.
+// Of the first logical stream it leaves out the packets tags live in:
+// Vorbis its comment header (packet 1; the identity of Vorbis files
+// predates Opus and stays as it was), Opus both headers (OpusTags, and
+// OpusHead whose output gain loudness tools rewrite), FLAC every header
+// packet (its metadata blocks: tags, pictures). A truncated last page ends
+// the stream without error.
+func hashOgg(r io.Reader, h io.Writer, buf []byte) (oggInfo, error) {
+	return walkOgg(r, h, buf, false)
+}
+
+// walkOgg is hashOgg; with headersOnly it stops after the header packets
+// (no duration then).
+func walkOgg(r io.Reader, h io.Writer, buf []byte, headersOnly bool) (oggInfo, error) {
+	var info oggInfo
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		hdr         [27]byte
 		segs        [255]byte
 		serial      uint32
 		packet      int // index of the current packet of the first stream
+		headers     int // packets 0..headers-1 of the first stream are headers
+		skipUpTo    int // packets 0..skipUpTo are not hashed (from skipFrom)
+		skipFrom    int
 		rate        int
+		preSkip     int64
 		lastGranule int64
+		partial     []byte // a FLAC header packet continued on the next page
+		kept        int
 	)
 	if len(buf) < 255*255 {
 		buf = make([]byte, 255*255)
@@ -37,11 +69,11 @@ func hashOgg(r io.Reader, h io.Writer, buf []byte) (time.Duration, error) {
 			if page > 0 && (err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF)) {
 				break
 			}
-			return 0, fmt.Errorf("%w: Ogg page %d: %v", ErrNotAudio, page, err)
+			return info, fmt.Errorf("%w: Ogg page %d: %v", ErrNotAudio, page, err)
 		}
 		if string(hdr[:4]) != "OggS" || hdr[4] != 0 {
 			if page == 0 {
-				return 0, fmt.Errorf("%w: no Ogg page", ErrNotAudio)
+				return info, fmt.Errorf("%w: no Ogg page", ErrNotAudio)
 			}
 			break // garbage after the stream: keep what was read
 		}
@@ -63,52 +95,95 @@ func hashOgg(r io.Reader, h io.Writer, buf []byte) (time.Duration, error) {
 			serial = ser
 			switch {
 			case len(data) >= 30 && string(data[:7]) == "\x01vorbis":
+				info.codec, headers, skipFrom, skipUpTo = "vorbis", 3, 1, 1
 				rate = int(binary.LittleEndian.Uint32(data[12:16]))
-			case len(data) >= 8 && string(data[:8]) == "OpusHead":
-				return 0, fmt.Errorf("%w: Ogg Opus", ErrUnsupported)
+			case len(data) >= 19 && string(data[:8]) == "OpusHead":
+				info.codec, headers, skipFrom, skipUpTo = "opus", 2, 0, 1
+				rate = 48000 // Opus granules count 48 kHz samples whatever the input rate
+				preSkip = int64(binary.LittleEndian.Uint16(data[10:12]))
+			case len(data) >= 51 && string(data[:5]) == "\x7fFLAC" && string(data[9:13]) == "fLaC":
+				n := int(binary.BigEndian.Uint16(data[7:9])) // header packets after this one
+				info.codec, headers, skipFrom, skipUpTo = "flac", n+1, 0, n
+				rate = int(binary.BigEndian.Uint32(data[27:31]) >> 12)
+				info.headers = append(info.headers, bytes.Clone(data[13:51])) // STREAMINFO block
 			default:
-				return 0, fmt.Errorf("%w: Ogg stream is not Vorbis", ErrUnsupported)
+				return info, fmt.Errorf("%w: an Ogg stream that is not Vorbis, Opus or FLAC", ErrUnsupported)
 			}
 		}
 		if ser != serial {
 			if _, err := h.Write(data); err != nil {
-				return 0, err
+				return info, err
 			}
 			continue
 		}
-		// Find the part of this page that belongs to packet 1 and hash the rest.
-		skipFrom, skipTo := -1, -1
-		off := 0
+		// Hash the parts of this page that are not skipped packets.
+		off, from := 0, 0
 		for _, l := range segs[:nseg] {
-			if packet == 1 {
-				if skipFrom < 0 {
-					skipFrom = off
+			end := off + int(l)
+			if packet >= skipFrom && packet <= skipUpTo {
+				if _, err := h.Write(data[from:off]); err != nil {
+					return info, err
 				}
-				skipTo = off + int(l)
+				from = end
+				if info.codec == "flac" && packet >= 1 && kept+int(l) <= maxOggHeaderBytes {
+					partial = append(partial, data[off:end]...)
+					kept += int(l)
+				}
 			}
-			off += int(l)
+			off = end
 			if l < 255 {
+				if info.codec == "flac" && packet >= 1 && packet <= skipUpTo && len(info.headers) < maxOggHeaders {
+					info.headers = append(info.headers, partial)
+				}
+				partial = nil
 				packet++
 			}
 		}
-		if skipFrom < 0 {
-			if _, err := h.Write(data); err != nil {
-				return 0, err
-			}
-		} else {
-			if _, err := h.Write(data[:skipFrom]); err != nil {
-				return 0, err
-			}
-			if _, err := h.Write(data[skipTo:]); err != nil {
-				return 0, err
-			}
+		if _, err := h.Write(data[from:]); err != nil {
+			return info, err
 		}
-		if granule > 0 && packet >= 3 {
+		if granule > 0 && packet >= headers {
 			lastGranule = granule
+		}
+		if headersOnly && packet >= headers {
+			return info, nil
 		}
 	}
 	if rate <= 0 {
-		return 0, fmt.Errorf("%w: Vorbis sample rate is 0", ErrNotAudio)
+		return info, fmt.Errorf("%w: %s sample rate is 0", ErrNotAudio, info.codec)
 	}
-	return samplesDuration(lastGranule, int64(rate)), nil
+	info.duration = samplesDuration(max(lastGranule-preSkip, 0), int64(rate))
+	return info, nil
+}
+
+// oggFLACTags reads the tags of FLAC in Ogg (see oggFLACStream).
+func oggFLACTags(blocks [][]byte) (tagInfo, error) {
+	return readTags(bytes.NewReader(oggFLACStream(blocks)))
+}
+
+// oggFLACStream lays the header packets of FLAC in Ogg, which are FLAC
+// metadata blocks (STREAMINFO first), out as a native FLAC stream's header
+// for dhowden/tag.
+func oggFLACStream(blocks [][]byte) []byte {
+	var b bytes.Buffer
+	b.WriteString("fLaC")
+	n := 0
+	for _, blk := range blocks {
+		if len(blk) >= 4 {
+			n++
+		}
+	}
+	for _, blk := range blocks {
+		if len(blk) < 4 {
+			continue
+		}
+		n--
+		first := blk[0] &^ 0x80
+		if n == 0 {
+			first |= 0x80 // the last metadata block
+		}
+		b.WriteByte(first)
+		b.Write(blk[1:])
+	}
+	return b.Bytes()
 }

@@ -65,8 +65,8 @@ type ScanResult struct {
 	Removed   int // index entries whose file is gone
 
 	Skipped     int // files not indexed this time; the sum of the next five
-	NotAudio    int // content does not match the extension
-	Unsupported int // a format furudesk cannot play (Ogg Opus, compressed WAV)
+	NotAudio    int // not audio of the extension's format, or audio too damaged to start playing
+	Unsupported int // audio furudesk does not play: WMA and the like, DRM-protected, needs FFmpeg in a build without it
 	NotRegular  int // FIFOs, devices, sockets named like audio files
 	Vanished    int // files that disappeared between listing and reading
 	Unreadable  int // permission denied and other read errors
@@ -321,7 +321,7 @@ func (s *scanner) walkDir(root, dir, real string, depth int, visited map[string]
 		case e.Type()&fs.ModeSymlink != 0:
 			info, err := s.fsys.Stat(p)
 			if err != nil {
-				if FormatOf(name) != "" {
+				if isAudioName(name) {
 					s.fileSeen(p)
 					s.send(outcome{kind: outSkip, path: p, err: err})
 				}
@@ -338,14 +338,14 @@ func (s *scanner) walkDir(root, dir, real string, depth int, visited map[string]
 				}
 				continue
 			}
-			if FormatOf(name) != "" {
+			if isAudioName(name) {
 				s.file(root, p, info, cover)
 			}
 		case e.IsDir():
 			if !s.descend(root, p, filepath.Join(real, name), depth, visited) {
 				return false
 			}
-		case FormatOf(name) != "":
+		case isAudioName(name):
 			info, err := e.Info()
 			if err != nil {
 				s.send(outcome{kind: outSkip, path: p, err: err})

@@ -25,6 +25,8 @@ type tagInfo struct {
 	artists                          []string
 	track, disc, year                int
 	picture                          bool
+	gain                             ReplayGain
+	smpb                             string // iTunSMPB: the priming, padding and length of iTunes AAC
 }
 
 // readTags reads tags with dhowden/tag. A panic inside the tag parser on a
@@ -35,10 +37,7 @@ func readTags(r io.ReadSeeker) (t tagInfo, err error) {
 			err = fmt.Errorf("library: tag parser panic: %v", p)
 		}
 	}()
-	if _, err := r.Seek(0, io.SeekStart); err != nil {
-		return t, err
-	}
-	m, err := tag.ReadFrom(r)
+	m, err := readMetadata(r)
 	if err != nil {
 		return t, err
 	}
@@ -83,7 +82,49 @@ func fromMetadata(m tag.Metadata) tagInfo {
 	}
 	t.track = clampNumber(t.track)
 	t.disc = clampNumber(t.disc)
+	t.gain = replayGainOf(m)
+	for k, v := range m.Raw() {
+		if s, ok := v.(string); ok && strings.EqualFold(k, "iTunSMPB") {
+			t.smpb = strings.Trim(s, "\x00 ") // see replayGainOf
+		}
+	}
 	return t
+}
+
+// readTagsAt reads the tags of a stream that starts at off (a FLAC file
+// behind an ID3v2 tag), like readTags.
+func readTagsAt(r io.ReaderAt, off, size int64) (tagInfo, error) {
+	return readTags(io.NewSectionReader(r, off, size-off))
+}
+
+// merge fills what t lacks from o: tags of the same file written by
+// another tagger (an ID3v2 tag in front of a FLAC file's own comments).
+func (t *tagInfo) merge(o tagInfo) {
+	for _, f := range []struct {
+		dst *string
+		src string
+	}{
+		{&t.title, o.title}, {&t.album, o.album}, {&t.albumArtist, o.albumArtist}, {&t.genre, o.genre},
+	} {
+		if *f.dst == "" {
+			*f.dst = f.src
+		}
+	}
+	if len(t.artists) == 0 {
+		t.artists = o.artists
+	}
+	for _, f := range []struct {
+		dst *int
+		src int
+	}{{&t.track, o.track}, {&t.disc, o.disc}, {&t.year, o.year}} {
+		if *f.dst == 0 {
+			*f.dst = f.src
+		}
+	}
+	t.picture = t.picture || o.picture
+	if !t.gain.HasTrack && !t.gain.HasAlbum {
+		t.gain = o.gain
+	}
 }
 
 // rawNumber returns the leading number of the first raw tag present among

@@ -385,7 +385,7 @@ func (w *Watcher) addTree(dir string, mark map[string]bool) []Event {
 			switch {
 			case isDir:
 				walk(p, depth+1)
-			case mark != nil && FormatOf(p) != "":
+			case mark != nil && isAudioName(p):
 				mark[p] = true
 			}
 		}
@@ -487,7 +487,7 @@ func (w *Watcher) flush() bool {
 			failures = append(failures, Event{Kind: Failed, Track: Track{Path: p}, Err: err})
 			continue
 		}
-		if info.IsDir() || FormatOf(p) == "" || !info.Mode().IsRegular() {
+		if info.IsDir() || !isAudioName(p) || !info.Mode().IsRegular() {
 			continue
 		}
 		if st, ok := known[p]; ok && st.Unchanged(info.Size(), info.ModTime()) && !force[p] {

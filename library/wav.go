@@ -16,7 +16,7 @@ const (
 	maxInfoChunk = 1 << 20
 )
 
-// wavInfo is what a WAV file's chunks say about it.
+// wavInfo is what a WAV (or AIFF, parseAIFF) file's chunks say about it.
 type wavInfo struct {
 	dataStart, dataEnd int64
 	duration           time.Duration

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/internal/cputime"
 )
 
 // fakeClock is a manual monotonic clock.
@@ -171,13 +172,13 @@ func BenchmarkSearch(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		q := searchQueries[rng.Intn(len(searchQueries))]
-		c0, ok := cpuTime()
+		c0, ok := cputime.Process()
 		start := time.Now()
 		if _, err := s.Search(q, 200); err != nil {
 			b.Fatal(err)
 		}
 		wall = append(wall, time.Since(start))
-		if c1, _ := cpuTime(); ok {
+		if c1, _ := cputime.Process(); ok {
 			cpu = append(cpu, c1-c0)
 		}
 	}

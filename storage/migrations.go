@@ -224,6 +224,16 @@ CREATE TRIGGER tracks_added_at AFTER INSERT ON tracks WHEN new.added_at_ms = 0 B
 END;
 CREATE INDEX tracks_added ON tracks (added_at_ms);
 `},
+	// ReplayGain of each track from its tags (NULL: the tags do not say).
+	// Tracks indexed before have no gains read: their stamps are cleared so
+	// the next scan reads every file once more.
+	{name: "library: ReplayGain track and album gains and peaks", up: `
+ALTER TABLE tracks ADD COLUMN rg_track_gain REAL;
+ALTER TABLE tracks ADD COLUMN rg_track_peak REAL;
+ALTER TABLE tracks ADD COLUMN rg_album_gain REAL;
+ALTER TABLE tracks ADD COLUMN rg_album_peak REAL;
+UPDATE tracks SET mtime_ns = 0;
+`},
 	// Every op is signed by its origin (devicesync). Ops stored before
 	// have no signature: devicesync does not trust such a history and
 	// leaves the group it describes (see devicesync's loadGroupLocked).

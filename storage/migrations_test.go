@@ -4,6 +4,9 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 // TestMigrationsFromEveryVersion builds a database at each earlier schema
@@ -93,6 +96,15 @@ VALUES ('/m/1.flac', 'b3:1', 1, 1, 'flac', 'Svefn-g-englar', '["Sigur Rós"]', '
 			want := Transport{PositionMS: 4200, Volume: 40, Shuffle: true, Repeat: RepeatAll}
 			if err != nil || !q.Transport.Equal(want) || len(q.Items) != 1 {
 				t.Errorf("from %d: queue %+v, %v; want transport %+v and the item", k, q, err, want)
+			}
+		}
+		// Migration 7 adds the ReplayGain columns and makes the next scan
+		// read the tracks already there again, for their gains.
+		if k >= 2 && k < 5 {
+			stamps, err := s.FileStamps()
+			tr, terr := s.TrackByPath("/m/1.flac")
+			if err != nil || terr != nil || stamps["/m/1.flac"].Same(1, time.Unix(0, 1)) || tr.Gain != (library.ReplayGain{}) {
+				t.Errorf("from %d: stamp %+v (%v), gain %+v (%v); want the stamp cleared and no gain", k, stamps["/m/1.flac"], err, tr.Gain, terr)
 			}
 		}
 		// Migration 4 adopts an op log written before the log had a group

@@ -132,13 +132,16 @@ func (s *Store) PutTracks(tracks []library.Track) error {
 	}
 	return s.write(func(tx *sql.Tx) error {
 		up, err := tx.Prepare(`INSERT INTO tracks (path, content_id, size, mtime_ns, format, title, artists, artists_text,
-	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover, search_text)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover, search_text,
+	rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (path) DO UPDATE SET content_id = excluded.content_id, size = excluded.size, mtime_ns = excluded.mtime_ns,
 	format = excluded.format, title = excluded.title, artists = excluded.artists, artists_text = excluded.artists_text,
 	album = excluded.album, album_artist = excluded.album_artist, sort_artist = excluded.sort_artist,
 	track_no = excluded.track_no, disc_no = excluded.disc_no, year = excluded.year, genre = excluded.genre,
-	duration_ns = excluded.duration_ns, cover = excluded.cover, search_text = excluded.search_text
+	duration_ns = excluded.duration_ns, cover = excluded.cover, search_text = excluded.search_text,
+	rg_track_gain = excluded.rg_track_gain, rg_track_peak = excluded.rg_track_peak,
+	rg_album_gain = excluded.rg_album_gain, rg_album_peak = excluded.rg_album_peak
 RETURNING id`)
 		if err != nil {
 			return fmt.Errorf("storage: put tracks: %w", err)
@@ -169,9 +172,10 @@ RETURNING id`)
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 			var id int64
+			tg, tp, ag, ap := gainColumns(t.Gain)
 			if err := up.QueryRow(t.Path, t.ContentID, t.Size, t.ModTime.UnixNano(), t.Format, t.Title, string(aj),
 				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, sortArtist(t), t.TrackNo, t.DiscNo, t.Year,
-				t.Genre, int64(t.Duration), t.Cover, library.SearchText(t)).Scan(&id); err != nil {
+				t.Genre, int64(t.Duration), t.Cover, library.SearchText(t), tg, tp, ag, ap).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 			if _, err := delArtists.Exec(id); err != nil {
@@ -278,7 +282,30 @@ func (s *Store) MoveTrack(oldPath, newPath string) error {
 }
 
 const trackColumns = `t.path, t.content_id, t.size, t.mtime_ns, t.format, t.title, t.artists, t.album, t.album_artist,
-	t.track_no, t.disc_no, t.year, t.genre, t.duration_ns, t.cover`
+	t.track_no, t.disc_no, t.year, t.genre, t.duration_ns, t.cover, t.rg_track_gain, t.rg_track_peak, t.rg_album_gain,
+	t.rg_album_peak`
+
+// gainColumns are the ReplayGain columns of g: NULL where the tags do not
+// say.
+func gainColumns(g library.ReplayGain) (trackGain, trackPeak, albumGain, albumPeak sql.NullFloat64) {
+	if g.HasTrack {
+		trackGain = sql.NullFloat64{Float64: g.TrackGain, Valid: true}
+		trackPeak = sql.NullFloat64{Float64: g.TrackPeak, Valid: g.TrackPeak > 0}
+	}
+	if g.HasAlbum {
+		albumGain = sql.NullFloat64{Float64: g.AlbumGain, Valid: true}
+		albumPeak = sql.NullFloat64{Float64: g.AlbumPeak, Valid: g.AlbumPeak > 0}
+	}
+	return
+}
+
+// gainOf reads the ReplayGain columns back.
+func gainOf(trackGain, trackPeak, albumGain, albumPeak sql.NullFloat64) library.ReplayGain {
+	return library.ReplayGain{
+		TrackGain: trackGain.Float64, TrackPeak: trackPeak.Float64, HasTrack: trackGain.Valid,
+		AlbumGain: albumGain.Float64, AlbumPeak: albumPeak.Float64, HasAlbum: albumGain.Valid,
+	}
+}
 
 const trackOrder = `t.sort_artist COLLATE NOCASE, t.album COLLATE NOCASE, t.disc_no, t.track_no, t.title COLLATE NOCASE, t.path`
 
@@ -293,10 +320,12 @@ func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) 
 		var t library.Track
 		var mtime, dur int64
 		var artists string
+		var tg, tp, ag, ap sql.NullFloat64
 		if err := rows.Scan(&t.Path, &t.ContentID, &t.Size, &mtime, &t.Format, &t.Title, &artists, &t.Album,
-			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover); err != nil {
+			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap); err != nil {
 			return nil, fmt.Errorf("storage: read tracks: %w", err)
 		}
+		t.Gain = gainOf(tg, tp, ag, ap)
 		t.ModTime = time.Unix(0, mtime)
 		t.Duration = time.Duration(dur)
 		if err := json.Unmarshal([]byte(artists), &t.Artists); err != nil {

@@ -47,9 +47,13 @@ func TestTracksRoundTripAndUpsert(t *testing.T) {
 	tracks[3].Artists = []string{"Björk", "Sigur Rós"}
 	tracks[4].Cover = "embedded"
 	tracks[3].Title = "Originaltitel"
+	tracks[3].Gain = library.ReplayGain{TrackGain: -6.5, TrackPeak: 0.98, HasTrack: true, AlbumGain: 1.25, HasAlbum: true}
 	tracks[0].Title = "Zeitgeist"
 	if err := s.PutTracks(tracks); err != nil {
 		t.Fatal(err)
+	}
+	if got, err := s.TrackByPath(tracks[5].Path); err != nil || got.Gain != (library.ReplayGain{}) {
+		t.Fatalf("a track without ReplayGain tags: %+v, %v", got.Gain, err)
 	}
 	got, err := s.TrackByPath(tracks[3].Path)
 	if err != nil {

@@ -46,6 +46,7 @@ type Backend interface {
 	PlaybackConfig() engine.Config
 	SetPlaybackConfig(cfg engine.Config) error
 	SetPassive(on bool) error
+	SetReplayGain(mode string) error
 
 	// Playlists, likes and history: the group's, the same on every device
 	// (Status.PlaylistsVersion moves when they changed). Ids are

@@ -12,10 +12,12 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 )
 
-// settingsPage holds music folders, the device name, the playback
-// coordination settings and the always-on server switch.
+// settingsPage holds music folders, the device name, the always-on server
+// switch, this device's volume leveling (ReplayGain) and the playback
+// coordination settings.
 type settingsPage struct {
 	u    *UI
 	view fyne.CanvasObject
@@ -28,6 +30,8 @@ type settingsPage struct {
 	nameMsg *widget.Label
 	passive *widget.Check
 	passMsg *widget.Label
+	gain    *widget.Select
+	gainMsg *widget.Label
 
 	claim, failover, takePaused *widget.Check
 	discovery, timeout          *widget.Entry
@@ -61,6 +65,15 @@ func newSettingsPage(u *UI) *settingsPage {
 		widget.NewForm(widget.NewFormItem("Name", container.NewBorder(nil, nil, nil, saveName, p.name))),
 		p.nameMsg, p.passive, secondary(passHint), p.passMsg))
 
+	p.gain = widget.NewSelect(gainModeLabels, p.setGain)
+	p.gainMsg = widget.NewLabel("")
+	p.gainMsg.Hide()
+	gainHint := widget.NewLabel("Evens out loudness between tracks with the ReplayGain tags of your files (R128 for Opus, " +
+		"iTunes Sound Check), and never lifts a track into clipping. A setting of this device only.")
+	gainHint.Wrapping = fyne.TextWrapWord
+	sound := widget.NewCard("Sound on this device", "", container.NewVBox(
+		widget.NewForm(widget.NewFormItem("Volume leveling", p.gain)), secondary(gainHint), p.gainMsg))
+
 	def := engine.DefaultConfig()
 	p.claim = widget.NewCheck("Take over playback when this device starts", nil)
 	p.failover = widget.NewCheck("Continue here when the playing device disappears", nil)
@@ -89,7 +102,7 @@ func newSettingsPage(u *UI) *settingsPage {
 	look := widget.NewLabel("furudesk follows your system's light or dark appearance.")
 	appearance := widget.NewCard("Appearance", "", secondary(look))
 
-	cards := container.NewVBox(music, device, playback)
+	cards := container.NewVBox(music, device, sound, playback)
 	if d := u.opts.Desktop; d != nil {
 		cards.Add(widget.NewCard("Desktop", "", d))
 	}
@@ -108,6 +121,11 @@ func (p *settingsPage) update(st, prev app.Status, first bool) {
 	if first || st.Passive != prev.Passive {
 		p.filling = true
 		p.passive.SetChecked(st.Passive)
+		p.filling = false
+	}
+	if first || st.ReplayGain != prev.ReplayGain {
+		p.filling = true
+		p.gain.SetSelected(gainModeLabel(st.ReplayGain))
 		p.filling = false
 	}
 	if first || st.Config != prev.Config {
@@ -198,6 +216,45 @@ func (p *settingsPage) setPassive(on bool) {
 			return
 		}
 		p.passMsg.Hide()
+	})
+}
+
+// The ReplayGain modes as the Settings page names them, in its order.
+var (
+	gainModes      = []library.GainMode{library.GainOff, library.GainTrack, library.GainAlbum, library.GainAuto}
+	gainModeLabels = []string{"Off", "Track gain", "Album gain", "Auto: album gain while an album plays in order"}
+)
+
+func gainModeLabel(m library.GainMode) string {
+	for i, g := range gainModes {
+		if g == m {
+			return gainModeLabels[i]
+		}
+	}
+	return ""
+}
+
+func (p *settingsPage) setGain(label string) {
+	if p.filling {
+		return
+	}
+	var mode library.GainMode
+	for i, l := range gainModeLabels {
+		if l == label {
+			mode = gainModes[i]
+		}
+	}
+	p.u.runThen(func() error { return p.u.b.SetReplayGain(string(mode)) }, func(err error) {
+		if err != nil {
+			p.gainMsg.Importance = widget.DangerImportance
+			p.gainMsg.SetText("Could not change it: " + userError(err))
+			p.gainMsg.Show()
+			p.filling = true
+			p.gain.SetSelected(gainModeLabel(p.u.st.ReplayGain))
+			p.filling = false
+			return
+		}
+		p.gainMsg.Hide()
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/ui/internal/fakebackend"
 )
 
@@ -642,6 +643,30 @@ func TestSettingsFoldersNameAndPassive(t *testing.T) {
 	test.Tap(p.passive)
 	if !p.passive.Checked || p.passMsg.Text != "Could not change it: The store is read-only." {
 		t.Fatalf("failed passive switch: checked=%v %q", p.passive.Checked, p.passMsg.Text)
+	}
+}
+
+func TestSettingsReplayGain(t *testing.T) {
+	h := newHarness(t, 3)
+	h.apply(func(st *app.Status) { st.ReplayGain = library.GainAuto })
+	p := h.u.settings
+	h.u.showPage(PageSettings)
+	if p.gain.Selected != "Auto: album gain while an album plays in order" {
+		t.Fatalf("shown %q for auto", p.gain.Selected)
+	}
+	h.b.ResetCalls()
+	p.gain.SetSelected("Album gain")
+	h.wantCalls("SetReplayGain(album)")
+	h.apply(func(st *app.Status) { st.ReplayGain = library.GainTrack }) // another front end changed it
+	if p.gain.Selected != "Track gain" {
+		t.Fatalf("shown %q after the status said track", p.gain.Selected)
+	}
+	h.b.ResetCalls()
+	h.b.Fail["SetReplayGain"] = errors.New("the store is read-only")
+	p.gain.SetSelected("Off")
+	h.wantCalls("SetReplayGain(off)")
+	if p.gain.Selected != "Track gain" || p.gainMsg.Text != "Could not change it: The store is read-only." {
+		t.Fatalf("failed change: shown %q, %q", p.gain.Selected, p.gainMsg.Text)
 	}
 }
 

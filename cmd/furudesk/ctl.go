@@ -324,6 +324,17 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return c, nil
 		}
 		return nil, errors.New("usage: config get | config set JSON")
+	case "replaygain":
+		if len(req.Args) == 0 {
+			return ctlMessage("ReplayGain: " + string(a.Status().ReplayGain)), nil
+		}
+		if err := needArgs(req, 1, "off|track|album|auto"); err != nil {
+			return nil, err
+		}
+		if err := a.SetReplayGain(req.Args[0]); err != nil {
+			return nil, err
+		}
+		return ctlMessage("ReplayGain: " + string(a.Status().ReplayGain)), nil
 	case "scan":
 		return nil, a.Rescan()
 	case "demo":
@@ -482,6 +493,7 @@ Commands:
                               if the other device shows the same one as its own)
   revoke DEVICE_ID | leave | name NAME | passive on|off
   config get | config set JSON
+  replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
   scan | demo | tracks | search WORDS...
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID

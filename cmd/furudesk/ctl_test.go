@@ -134,6 +134,7 @@ func TestCtlValidatesArguments(t *testing.T) {
 		{[]string{"jump", "99"}, `the queue has no index 99 (its indexes are 0 to 2)`},
 		{[]string{"jump", "-1"}, "jump takes a queue index, counting from 0 like the index of `queue`, not \"-1\""},
 		{[]string{"repeat", "twice"}, `repeat must be off, all or one, not "twice"`},
+		{[]string{"replaygain", "loud"}, `the ReplayGain mode must be off, track, album or auto, not "loud"`},
 		{[]string{"config", "set", `{"owner_timeout_ms":-5}`}, "owner_timeout_ms must be a whole number of milliseconds between 1 and 86400000"},
 		{[]string{"config", "set", `{"owner_timeout_ms":nul}`}, `the playback settings must be a JSON object such as {"owner_timeout_ms": 120000}`},
 		{[]string{"pair", "frid://i/xyz"}, "this invite was created on this device: use it on the device that should join"},
@@ -172,6 +173,11 @@ func TestCtlValidatesArguments(t *testing.T) {
 		}
 	}
 	// Confirmations.
+	for _, args := range [][]string{{"replaygain", "album"}, {"replaygain"}} {
+		if code, out, _ := r.run(args...); code != 0 || out != "ReplayGain: album\n" {
+			t.Errorf("ctl %q: exit %d %q", args, code, out)
+		}
+	}
 	if code, out, _ := r.run("transfer", "Desk"); code != 0 || out != "Playing on Desk\n" {
 		t.Errorf("transfer to this device: exit %d %q", code, out)
 	}

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
 )
 
@@ -233,8 +232,7 @@ func watchGroup(t *testing.T, nodes []*node, d time.Duration) groupWatch {
 	for end := time.Now().Add(d); time.Now().Before(end); {
 		renderers := 0
 		for _, n := range nodes {
-			var st app.Status
-			st = n.status()
+			st := n.status()
 			if old, ok := claims[n.name]; ok && old != st.Claim {
 				w.changes++
 				t.Logf("%s: claim %v -> %v", n.name, old, st.Claim)

@@ -73,6 +73,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if d.out, err = audio.Open(audio.Options{}); err != nil {
 		return fail(err)
 	}
+	logger.Info("audio", "decoders", audio.Decoders())
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
 		Music: opts.music, Passive: opts.passive, Name: name, Config: opts.config, Logger: logger},
 		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node,

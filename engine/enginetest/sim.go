@@ -169,15 +169,14 @@ type device struct {
 	prevSource uint64    // gateway source when prev was cloned
 
 	// freezes and relays (relay.go)
-	frozen        bool
-	frozenAt      time.Duration
-	wakeAt        time.Duration
-	held          []msg // messages that arrived while frozen, in order
-	downs         []span
-	relayed       []relayKey // per origin index: newest envelope forwarded
-	claimAt       time.Duration
-	lastPending   bool
-	failoverClaim engine.Claim // the claim replaced by our last failover
+	frozen      bool
+	frozenAt    time.Duration
+	wakeAt      time.Duration
+	held        []msg // messages that arrived while frozen, in order
+	downs       []span
+	relayed     []relayKey // per origin index: newest envelope forwarded
+	claimAt     time.Duration
+	lastPending bool
 }
 
 // sim is one run.

@@ -43,7 +43,7 @@ func New(tracks []library.Track) *Backend {
 	b := &Backend{tracks: tracks, Fail: map[string]error{}}
 	b.st = app.Status{
 		DeviceID: "dev-desk", DeviceName: "Desk", Owner: "dev-desk", OwnerName: "Desk",
-		Rendering: true, Config: engine.DefaultConfig(), Volume: 70, Repeat: "off",
+		Rendering: true, Config: engine.DefaultConfig(), ReplayGain: library.DefaultGainMode, Volume: 70, Repeat: "off",
 		Devices:        []app.DeviceStatus{{DeviceID: "dev-desk", Name: "Desk", Online: true, Owner: true, Self: true, Selectable: true}},
 		LibraryVersion: 1,
 	}
@@ -405,6 +405,18 @@ func (b *Backend) SetPassive(on bool) error {
 		return err
 	}
 	b.Update(func(st *app.Status) { st.Passive = on })
+	return nil
+}
+
+func (b *Backend) SetReplayGain(mode string) error {
+	if err := b.record("SetReplayGain(%s)", mode); err != nil {
+		return err
+	}
+	m, err := library.ParseGainMode(mode)
+	if err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) { st.ReplayGain = m })
 	return nil
 }
 

@@ -1,0 +1,129 @@
+package app
+
+// Controls and transfers: run locally while this device owns the output,
+// sent to the owner as stamped commands otherwise.
+
+import (
+	"encoding/json"
+
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
+)
+
+// control runs a transport intent: locally when this device renders (or
+// nobody owns the output yet), else as a stamped command to the owner.
+func (a *actor) control(c Control) error {
+	if c.Op == OpToggle {
+		c.Op = OpResume
+		if a.st.Playing {
+			c.Op = OpPause
+		}
+	}
+	owner := a.e.Owner()
+	if owner == a.self || owner == "" {
+		return a.run(func(tx *txn) error {
+			a.anchor()
+			ch, err := a.st.apply(c, a.st.PositionMS)
+			if err != nil {
+				return err
+			}
+			tx.ch, tx.publish = ch, true
+			if ch.pause || ch.stopped || ch.track {
+				tx.persistPos = true
+			}
+			if owner == "" && a.st.Playing {
+				// Nobody owns the output yet: pressing play here selects it.
+				if _, err := a.e.Transfer(a.self); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return a.run(func(tx *txn) error {
+		a.anchor()
+		body, err := json.Marshal(c)
+		if err != nil {
+			return err
+		}
+		// Optimistic: show the effect now; the owner's snapshot confirms it.
+		if _, err := a.st.apply(c, a.st.PositionMS); err != nil {
+			return err
+		}
+		stamp, err := a.e.Stamp()
+		if err != nil {
+			return err
+		}
+		a.remember(c, stamp)
+		tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
+		return nil
+	})
+}
+
+// transfer hands the output to device to with the queue, track, position
+// and play state.
+func (a *actor) transfer(to engine.DeviceID) error {
+	if to == "" {
+		return userErr(ErrBadArgument, "no device given")
+	}
+	if to == a.e.Owner() {
+		return nil
+	}
+	if to != a.self {
+		d, ok := a.device(to)
+		if !ok {
+			return userErr(ErrNotMember, "%s is not a device of this group", to)
+		}
+		// Front-end validation only: Online never feeds ownership. A
+		// transfer to a device that cannot answer would stop the music
+		// until the owner timeout.
+		if !d.Online {
+			return userErr(ErrOffline, "%s is offline", a.deviceName(to))
+		}
+	}
+	return a.run(func(tx *txn) error {
+		if to == a.self && !a.e.OwnerLive() {
+			a.anchorHeard()
+		} else {
+			a.anchor()
+		}
+		stamp, err := a.e.Transfer(to)
+		if err != nil {
+			return err
+		}
+		if to == a.self {
+			return nil
+		}
+		st := a.st.clone()
+		st.Acks = nil
+		body, err := json.Marshal(Control{Op: OpHandoff, State: &st})
+		if err != nil {
+			return err
+		}
+		tx.sends = append(tx.sends, send{to: to, stamp: stamp, handoff: true, body: body})
+		a.handedTo = to
+		a.notice("info", "Playing on "+a.deviceName(to))
+		return nil
+	})
+}
+
+func (a *actor) device(id engine.DeviceID) (devicesync.DeviceInfo, bool) {
+	for _, d := range a.tr.Devices() {
+		if d.ID == id {
+			return d, true
+		}
+	}
+	return devicesync.DeviceInfo{}, false
+}
+
+func (a *actor) deviceName(id engine.DeviceID) string {
+	if id == a.self && a.name != "" {
+		return a.name
+	}
+	for _, d := range a.tr.Devices() {
+		if d.ID == id && d.Name != "" {
+			return d.Name
+		}
+	}
+	return string(id)
+}

@@ -1,0 +1,331 @@
+package app
+
+// The local output as the actor drives it: what a transition plays, pauses
+// or stops after its commit, the track prepared to follow without a gap,
+// the tracks this device has no file for, and the output's events.
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/furudesk/furudesk/audio"
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
+)
+
+// plan decides, before the commit, what the output must do after it, so
+// any state it changes (skipping tracks this device lacks) is committed
+// with the transition. The returned effect runs after the commit.
+func (a *actor) plan(tx *txn) func() {
+	render := a.e.MayRender() && !a.holding()
+	takeover := render && !a.rendering
+	if !render {
+		if a.rendering && a.st.Term.Owner == a.self {
+			// Keep the exact position the output stopped at (unless the
+			// new owner's state replaced ours already): the device that
+			// took over may be behind it, and should this one take over
+			// again it resumes from there.
+			a.anchor()
+			tx.persistPos = true
+		}
+		return func() {
+			if a.rendering || a.cur.Seq != 0 {
+				a.stopAudio()
+			}
+			a.rendering = false
+		}
+	}
+	if takeover {
+		if tx.ownerLive {
+			a.anchor()
+		} else {
+			a.anchorHeard()
+		}
+		a.st.Term = a.e.Claim()
+		clear(a.st.Acks)
+		tx.publish = true
+	}
+	ch := tx.ch
+	wantTrack := takeover || ch.track || (a.st.Playing && a.cur.Seq == 0)
+	if wantTrack && a.st.Playing {
+		a.skipMissing(tx)
+	}
+	if a.out == nil {
+		return func() { a.rendering = a.e.MayRender() }
+	}
+	st := a.st.clone()
+	fence := tx.fence
+	return func() {
+		// Rechecked right before the effect reaches the output.
+		if !a.e.MayRender() {
+			a.stopAudio()
+			a.rendering = false
+			return
+		}
+		if fence != nil && !a.e.Fence(*fence) {
+			return
+		}
+		a.rendering = true
+		if takeover || ch.volume {
+			a.out.SetVolume(st.Volume)
+		}
+		e, ok := st.current()
+		switch {
+		case !ok || ch.stopped:
+			a.stopAudio()
+		case st.Playing && (wantTrack || a.curCID != e.ContentID || a.curIdx != st.Index):
+			a.playEntry(st, e)
+		case st.Playing:
+			if ch.seek {
+				a.out.Seek(time.Duration(st.PositionMS) * time.Millisecond)
+			}
+			if a.paused {
+				a.out.Resume()
+				a.paused = false
+			}
+		default: // paused
+			if a.cur.Seq != 0 && (ch.track || a.curCID != e.ContentID) {
+				a.stopAudio()
+			}
+			if a.cur.Seq != 0 {
+				if ch.seek {
+					a.out.Seek(time.Duration(st.PositionMS) * time.Millisecond)
+				}
+				if !a.paused {
+					a.out.Pause()
+					a.paused = true
+				}
+			}
+		}
+		a.syncPrepared(st)
+	}
+}
+
+func (a *actor) playEntry(st PlayerState, e Entry) {
+	t, err := a.store.TrackByContentID(e.ContentID)
+	if err != nil {
+		a.stopAudio()
+		return
+	}
+	a.cur = a.out.Play(a.source(st, st.Index, t), time.Duration(st.PositionMS)*time.Millisecond)
+	a.curCID, a.curIdx, a.paused = e.ContentID, st.Index, false
+	a.curStarted, a.curEnded = false, false
+	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, "" // Play dropped it
+}
+
+func (a *actor) stopAudio() {
+	if a.out != nil && a.cur.Seq != 0 {
+		a.out.Stop()
+	}
+	a.cur, a.curCID, a.curIdx, a.paused = audio.Track{}, "", -1, false
+	a.curStarted, a.curEnded = false, false
+	a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1 // Stop dropped it
+}
+
+func nextKey(cid string, idx int) string { return fmt.Sprintf("%d:%s", idx, cid) }
+
+// syncPrepared makes the output's prepared track the queue entry that
+// follows the current one in st (play order, repeat mode), replacing or
+// dropping a prepared track that no longer fits. It prepares only once the
+// current track started, so a queue changed in between prepares once.
+func (a *actor) syncPrepared(st PlayerState) {
+	if a.out == nil || a.cur.Seq == 0 || !a.curStarted || a.curEnded {
+		return
+	}
+	i, ok := st.following()
+	var t library.Track
+	if ok {
+		var err error
+		t, err = a.store.TrackByContentID(st.Queue[i].ContentID)
+		ok = err == nil && a.nextFailed != nextKey(st.Queue[i].ContentID, i)
+	}
+	if !ok {
+		if a.next.Seq != 0 {
+			a.out.ClearNext()
+			a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1
+		}
+		return
+	}
+	cid := st.Queue[i].ContentID
+	if a.next.Seq != 0 && a.nextCID == cid && a.nextIdx == i {
+		return
+	}
+	a.next = a.out.PrepareNext(a.source(st, i, t))
+	a.nextCID, a.nextIdx, a.nextPath = cid, i, t.Path
+}
+
+// skipMissing runs when this device is about to play the current entry.
+// When it has no file for it, it moves forward in play order to the next
+// entry it has. When it has none of the remaining ones it keeps the index
+// and the position (the group's listening position must survive a device
+// that lacks the files) and pauses. Either way every device is told.
+func (a *actor) skipMissing(tx *txn) {
+	e, ok := a.st.current()
+	if !ok || a.hasFile(e.ContentID) {
+		return
+	}
+	probe := a.st.clone()
+	for range len(probe.Queue) - 1 {
+		i, ok := probe.after()
+		if !ok || i == a.st.Index {
+			break
+		}
+		probe.moveTo(i)
+		if a.hasFile(probe.Queue[i].ContentID) {
+			a.st.Index, a.st.Seed, a.st.Order = i, probe.Seed, slices.Clone(probe.Order)
+			a.st.PositionMS, a.stAt = 0, a.clock.Now()
+			tx.ch.track = true
+			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q: skipped to %q", a.deviceName(a.self), e.name(), probe.Queue[i].name()), false)
+			return
+		}
+	}
+	// PositionMS is current here: anchored by the takeover, or set by the
+	// control or the track change that led here.
+	a.st.Playing, a.stAt = false, a.clock.Now()
+	tx.ch.stopped, tx.persistPos = true, true
+	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it: paused", a.deviceName(a.self), e.name()), true)
+}
+
+func (a *actor) hasFile(contentID string) bool {
+	_, err := a.store.TrackByContentID(contentID)
+	return err == nil
+}
+
+// shareNotice tells the user here and, through the snapshot, on every
+// device.
+// A paused one (paused) lasts until the music plays again: it is withdrawn
+// then, and the same condition found again (a handoff repeating what its
+// announcement started) keeps its one notice.
+func (a *actor) shareNotice(tx *txn, text string, paused bool) {
+	if !paused || text != a.sharedText || len(a.condNotices) == 0 {
+		a.notice("error", text)
+		if paused {
+			a.sharedText = text
+			a.condNotices = append(a.condNotices, a.noticeID)
+		}
+	}
+	a.st.Notice = &SharedNotice{ID: a.noticeID, Text: text}
+	if paused {
+		a.st.Notice.ID = a.condNotices[len(a.condNotices)-1]
+	}
+	a.shownFrom = sharedKey(a.self, a.st.Notice)
+	tx.publish = true
+}
+
+func sharedKey(from engine.DeviceID, n *SharedNotice) string {
+	return fmt.Sprintf("%s/%d/%s", from, n.ID, n.Text)
+}
+
+func (a *actor) audioEvent(ev audio.Event) {
+	switch ev := ev.(type) {
+	case audio.Activity, audio.Availability:
+		_ = a.run(func(*txn) error {
+			a.heartbeat()
+			return nil
+		})
+		if av, ok := ev.(audio.Availability); ok {
+			switch {
+			case !av.Available && av.Err != nil && a.outputNotice == 0:
+				a.log.Warn("audio output unavailable", "err", av.Err)
+				a.notice("error", "No sound device is working: "+audio.Reason(av.Err))
+				a.outputNotice = a.noticeID
+			case av.Available && a.outputNotice != 0:
+				a.notices = slices.DeleteFunc(a.notices, func(n Notice) bool { return n.ID == a.outputNotice })
+				a.outputNotice = 0
+				a.notice("info", "Audio output is working again")
+			}
+		}
+	case audio.Started:
+		switch {
+		case ev.Track == a.cur && a.cur.Seq != 0:
+			a.curStarted = true
+			if a.e.MayRender() {
+				a.syncPrepared(a.st)
+			}
+		case ev.Track == a.next && a.next.Seq != 0:
+			a.nextStarted(ev)
+		}
+	case audio.Finished:
+		if ev.Track != a.cur || a.cur.Seq == 0 {
+			return
+		}
+		if a.next.Seq != 0 {
+			a.curEnded = true // the prepared track follows: its Started moves the queue
+			return
+		}
+		a.trackEnded(-1)
+	case audio.DecodeError:
+		switch {
+		case ev.Track == a.cur && a.cur.Seq != 0:
+			e, _ := a.st.current()
+			a.notice("error", fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
+			if a.next.Seq != 0 {
+				a.curEnded = true // the output moves on to the prepared track
+				return
+			}
+			a.trackEnded(-1)
+		case ev.Track == a.next && a.next.Seq != 0:
+			// Not prepared again; playing it later reports the error.
+			a.nextFailed = nextKey(a.nextCID, a.nextIdx)
+			idx := a.nextIdx
+			a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1
+			if !a.curEnded {
+				return
+			}
+			// The output went silent after the current track: go on
+			// after the one that failed.
+			if idx >= 0 && idx < len(a.st.Queue) {
+				a.notice("error", fmt.Sprintf("Could not play %q: %v", a.st.Queue[idx].Title, ev.Err))
+			}
+			a.trackEnded(idx)
+		}
+	}
+}
+
+// nextStarted moves the queue on when the output ran into the prepared
+// track without a gap: the device consumed its first frame.
+func (a *actor) nextStarted(ev audio.Started) {
+	a.cur, a.curCID, a.curIdx = a.next, a.nextCID, a.nextIdx
+	a.curStarted, a.curEnded, a.paused = true, false, false
+	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, ""
+	_ = a.run(func(tx *txn) error {
+		if !a.e.MayRender() {
+			return nil
+		}
+		if a.curIdx >= 0 && a.curIdx < len(a.st.Queue) && a.st.Queue[a.curIdx].ContentID == a.curCID {
+			if i, ok := a.st.following(); ok && i == a.curIdx && a.st.Repeat != "one" {
+				a.st.moveTo(i) // a new cycle's order when it wrapped around
+			} else {
+				a.st.Index = a.curIdx
+			}
+		}
+		a.st.PositionMS, a.stAt = ev.At.Milliseconds(), a.clock.Now()
+		a.st.Playing = true
+		tx.publish, tx.persistPos = true, true
+		return nil
+	})
+}
+
+// trackEnded moves the owner's queue on after a finished (or failed) track:
+// the current one, or the queue entry at index ended when it is >= 0.
+func (a *actor) trackEnded(ended int) {
+	_ = a.run(func(tx *txn) error {
+		if !a.e.MayRender() {
+			return nil
+		}
+		if ended >= 0 && ended < len(a.st.Queue) {
+			a.st.Index = ended
+		}
+		a.cur = audio.Track{}
+		more := a.st.advance()
+		a.stAt = a.clock.Now()
+		tx.publish, tx.persistPos = true, true
+		if more {
+			tx.ch.track = true
+		} else {
+			tx.ch.stopped = true
+		}
+		return nil
+	})
+}

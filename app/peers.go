@@ -1,0 +1,236 @@
+package app
+
+// What the other devices send: snapshots (the owner's state and every
+// device's envelope), stamped commands, and changes of the group.
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
+)
+
+func (a *actor) peerEvent(ev devicesync.Event) {
+	switch ev := ev.(type) {
+	case devicesync.SnapshotReceived:
+		a.snapshot(ev)
+	case devicesync.CommandReceived:
+		a.command(ev)
+	case devicesync.GroupChanged:
+		a.groupChanged(ev)
+		a.collectionEvent(ev)
+	case devicesync.OpsAdded, devicesync.GroupLeft:
+		a.collectionEvent(ev)
+	case devicesync.PairingRequest:
+		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
+	case devicesync.Notice:
+		a.notice("error", ev.Text)
+	case devicesync.PeerOnline, devicesync.PeerOffline:
+	}
+}
+
+func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
+	if ev.From == a.self {
+		a.ownEcho(ev)
+		return
+	}
+	_ = a.run(func(tx *txn) error {
+		// From is the device that made it (relayed snapshots are signed
+		// by it); Age is how long ago, when it waited at a relay.
+		if err := a.e.AnnounceAged(ev.From, ev.Coordination, ev.Age); err != nil {
+			return nil // rejected: dropped and counted by the engine
+		}
+		if ev.From != a.e.Owner() || a.e.MayRender() {
+			return nil
+		}
+		var ps PlayerState
+		if err := json.Unmarshal(ev.State, &ps); err != nil {
+			return nil
+		}
+		ps.normalize()
+		if ps.validate() != nil {
+			return nil
+		}
+		hb := ev.Coordination.Heartbeat
+		if ev.From == a.heardFrom && hb < a.heardHB {
+			return nil // older than a snapshot already seen
+		}
+		now, shown := a.clock.Now(), a.posNow()
+		heard := now - max(ev.Age, 0) // when the owner said it
+		if ps.Resuming {
+			// A restarted owner still learning its own newest state:
+			// heard, but its state is not news.
+			a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
+			return nil
+		}
+		a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
+		a.heardCount++
+		if ps.Closing {
+			a.closingFrom = ev.From
+		} else if a.closingFrom == ev.From {
+			a.closingFrom = ""
+		}
+		ps.Closing = false // ours to say, should this device take over
+		if ps.Notice != nil {
+			if k := sharedKey(ev.From, ps.Notice); k != a.shownFrom {
+				a.shownFrom = k
+				a.notice("error", ps.Notice.Text)
+				if !ps.Playing { // the owner paused for it: withdrawn once music plays
+					a.condNotices = append(a.condNotices, a.noticeID)
+				}
+			}
+		}
+		if a.holdView(ps, ev.From) {
+			return nil // does not reflect our controls yet: keep our view
+		}
+		a.keepFloor(ps, heard, shown)
+		a.st, a.stAt = ps, heard
+		return nil
+	})
+}
+
+func (a *actor) command(ev devicesync.CommandReceived) {
+	_ = a.run(func(tx *txn) error {
+		if a.e.Receive(ev.From, ev.Stamp, ev.Handoff) != engine.Accepted {
+			return nil
+		}
+		var c Control
+		if err := json.Unmarshal(ev.Body, &c); err != nil {
+			return nil
+		}
+		if ev.Handoff != (c.Op == OpHandoff) {
+			return nil
+		}
+		a.anchor()
+		if c.Op == OpHandoff && c.State != nil {
+			// Already playing that track close to that position (we
+			// learned the claim from an announcement first): no restart.
+			if e, ok := c.State.current(); ok && a.curCID == e.ContentID && a.curIdx == c.State.Index &&
+				abs(a.posNow()-c.State.PositionMS) < 1500 && a.cur.Seq != 0 {
+				c.State.PositionMS = a.posNow()
+				ch, err := a.st.apply(c, a.st.PositionMS)
+				if err == nil {
+					ch.track = false
+					tx.ch = ch
+				}
+				return a.ack(tx, ev)
+			}
+		}
+		a.describe(c.Entries)
+		ch, err := a.st.apply(c, a.st.PositionMS)
+		if err != nil {
+			a.notice("error", "A command from "+a.deviceName(ev.From)+" failed: "+err.Error())
+			return a.ack(tx, ev)
+		}
+		tx.ch = ch
+		if ch.pause || ch.stopped || ch.track {
+			tx.persistPos = true
+		}
+		if c.Op == OpHandoff {
+			a.notice("info", "Playing here (from "+a.deviceName(ev.From)+")")
+		}
+		return a.ack(tx, ev)
+	})
+}
+
+// describe gives entries a controller sent by content id alone (a track
+// its library lacks) the metadata of this device's copy.
+func (a *actor) describe(es []Entry) {
+	for i, e := range es {
+		if e.Title != "" {
+			continue
+		}
+		if t, err := a.store.TrackByContentID(e.ContentID); err == nil {
+			es[i] = EntryOf(t)
+		}
+	}
+}
+
+func (a *actor) ack(tx *txn, ev devicesync.CommandReceived) error {
+	if a.st.Acks == nil || a.st.Term != ev.Stamp.Claim {
+		a.st.Acks = map[engine.DeviceID]uint64{}
+		a.st.Term = ev.Stamp.Claim
+	}
+	if len(a.st.Acks) < engine.MaxSendersPerTerm || a.st.Acks[ev.From] != 0 {
+		a.st.Acks[ev.From] = ev.Stamp.Sequence
+	}
+	s := ev.Stamp
+	tx.fence = &s
+	tx.publish = true
+	return nil
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// groupChanged follows the transport into a new group: one this device
+// joined, or a group of its own after another device revoked it. The old
+// group's engine state stays with that group's checkpoint; after a
+// revocation the old group's owner and queue are dropped as well (this
+// device is idle and alone, its controls act locally).
+func (a *actor) groupChanged(ev devicesync.GroupChanged) {
+	if ev.Group == "" || ev.Group == a.group {
+		return
+	}
+	var others []devicesync.DeviceInfo
+	for _, d := range ev.Devices {
+		if d.ID != a.self {
+			others = append(others, d)
+		}
+	}
+	var before []devicesync.DeviceInfo
+	for _, d := range a.lastDevices {
+		if d.ID != a.self {
+			before = append(before, d)
+		}
+	}
+	// A new group of this device alone: devicesync founds one only when
+	// this device was revoked from its group.
+	revoked := len(others) == 0
+	err := a.run(func(*txn) error {
+		if err := a.store.SetGroup(ev.Group); err != nil {
+			return err
+		}
+		e, err := a.engineFor(ev.Group)
+		if err != nil {
+			return err
+		}
+		a.e, a.group = e, ev.Group
+		a.pending = a.pending[:0]
+		if revoked {
+			vol := a.st.Volume
+			a.st, a.stAt = defaultState(), a.clock.Now()
+			a.st.Volume = vol
+			a.heardFrom, a.heardHB, a.closingFrom = "", 0, ""
+		}
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	a.withdraw(&a.goneNotice)
+	switch {
+	case revoked && len(before) == 1:
+		a.notice("error", a.knownName(before[0].ID)+" removed this device from the group")
+	case revoked:
+		a.notice("error", "Another device removed this device from the group")
+	case len(others) > 0:
+		a.notices = slices.DeleteFunc(a.notices, func(n Notice) bool { return n.Text == joinedText })
+		a.joined = true
+		name := others[0].Name
+		if name == "" {
+			name = string(others[0].ID)
+		}
+		a.notice("info", "Joined "+name+"'s group")
+	}
+}
+
+// joinedText is Pair's notice once the other device accepted; the group
+// change names the group instead when it comes first.
+const joinedText = "Joined the group"

@@ -1,0 +1,565 @@
+//go:build cgo && !noffmpeg && (linux || ffmpeg)
+
+#include "ffmpeg.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/avstring.h>
+#include <libavutil/avutil.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/mathematics.h>
+#include <libswresample/swresample.h>
+
+#if LIBAVUTIL_VERSION_INT < AV_VERSION_INT(57, 24, 100) || LIBAVCODEC_VERSION_INT < AV_VERSION_INT(59, 24, 100)
+#error "furudesk needs FFmpeg 5.1 or newer (libavutil 57.24, libavcodec 59.24); build with -tags noffmpeg to use the pure-Go decoders instead"
+#endif
+
+// The Go side of the I/O (ffmpeg.go).
+extern int furudeskAVRead(uintptr_t h, uint8_t *buf, int size);
+extern int64_t furudeskAVSeek(uintptr_t h, int64_t off, int whence);
+
+enum {
+	IO_BUFFER = 64 << 10,
+	// Consecutive packets the decoder may refuse (a damaged stretch it
+	// skips, as ffmpeg does) before the stream counts as corrupt.
+	MAX_BAD_PACKETS = 256,
+	// Packets read in one fd_read without a decoded frame before the
+	// stream counts as stuck.
+	MAX_IDLE_PACKETS = 1 << 16,
+	// Source frames decoded before a seek target so the codec's state
+	// (MDCT overlap, bit reservoir, Opus pre-roll) has settled there.
+	DECODER_PREROLL = 4096,
+	// Source frames fed to the resampler before a seek target so its
+	// filter has history: more than libswresample's default filter.
+	RESAMPLER_HISTORY = 256,
+	// What a stream may declare (decode.go's minSourceRate and
+	// maxSourceRate): a damaged header's 900 MHz would make the resampler
+	// take minutes and gigabytes.
+	MIN_RATE = 1000,
+	MAX_RATE = 768000,
+	MAX_CHANNELS = 64,
+};
+
+static atomic_long live;
+
+long fd_live(void) { return atomic_load(&live); }
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#include <malloc.h>
+long fd_heap_in_use(void) { return (long)mallinfo2().uordblks; }
+#else
+long fd_heap_in_use(void) { return -1; }
+#endif
+
+struct fd_dec {
+	AVFormatContext *fmt;
+	AVIOContext *io;
+	AVCodecContext *dec;
+	SwrContext *swr;
+	AVPacket *pkt;
+	AVFrame *frame;
+	int stream;
+	int out_rate;
+	int src_rate; // the stream's rate: positions count in it
+
+	// The input the resampler is configured for.
+	int swr_fmt, swr_rate;
+	AVChannelLayout swr_layout;
+
+	int pending;    // frame holds a decoded frame not converted yet
+	int pending_err; // a failure to report at the next fd_read
+	int demux_eof;  // the demuxer ended and the decoder was drained
+	int finished;   // the resampler was flushed: nothing follows
+	int bad;        // consecutive refused packets
+
+	int64_t origin;  // pts of source frame 0 (stream time base)
+	int64_t pos;     // source frame of the next decoded sample
+	int64_t limit;   // source frames of music (iTunSMPB), -1 unknown
+	int64_t skip_to; // after a seek: drop source frames before it, -1 none
+	int resync;      // after a seek: the next frame's pts gives pos
+	int64_t drop_out; // after a seek: output frames to drop
+
+	int16_t *buf; // converted stereo frames waiting for fd_read
+	int cap, len, off;
+
+	char err[256];
+};
+
+static int fail(fd_dec *d, int code, const char *what, int averr) {
+	char e[AV_ERROR_MAX_STRING_SIZE] = {0};
+	if (averr) {
+		av_strerror(averr, e, sizeof e);
+		snprintf(d->err, sizeof d->err, "%s: %s", what, e);
+	} else {
+		snprintf(d->err, sizeof d->err, "%s", what);
+	}
+	return code;
+}
+
+static int io_read(void *opaque, uint8_t *buf, int size) {
+	int n = furudeskAVRead((uintptr_t)opaque, buf, size);
+	if (n == 0) return AVERROR_EOF;
+	if (n < 0) return AVERROR(EIO);
+	return n;
+}
+
+static int64_t io_seek(void *opaque, int64_t off, int whence) {
+	return furudeskAVSeek((uintptr_t)opaque, off, whence & ~AVSEEK_FORCE);
+}
+
+static void release(fd_dec *d) {
+	if (d->fmt) avformat_close_input(&d->fmt);
+	if (d->io) {
+		av_freep(&d->io->buffer);
+		avio_context_free(&d->io);
+	}
+	avcodec_free_context(&d->dec);
+	swr_free(&d->swr);
+	av_packet_free(&d->pkt);
+	av_frame_free(&d->frame);
+	av_channel_layout_uninit(&d->swr_layout);
+	av_freep(&d->buf);
+}
+
+// next_frame leaves the next decoded frame of the audio stream in
+// d->frame: 1, 0 at the end, or a negative FD_ERR_*.
+static int next_frame(fd_dec *d) {
+	if (d->pending) {
+		d->pending = 0;
+		return 1;
+	}
+	for (int idle = 0;; idle++) {
+		if (idle > MAX_IDLE_PACKETS) return fail(d, FD_ERR_CORRUPT, "the decoder makes no progress", 0);
+		int r = avcodec_receive_frame(d->dec, d->frame);
+		if (r == 0) {
+			d->bad = 0;
+			return 1;
+		}
+		if (r == AVERROR_EOF) return 0;
+		if (r != AVERROR(EAGAIN)) {
+			if (++d->bad > MAX_BAD_PACKETS) return fail(d, FD_ERR_CORRUPT, "undecodable audio", r);
+			continue;
+		}
+		if (d->demux_eof) return 0;
+		r = av_read_frame(d->fmt, d->pkt);
+		if (r < 0) {
+			if (d->fmt->pb && d->fmt->pb->error && r != AVERROR_EOF)
+				return fail(d, FD_ERR_IO, "reading the file", d->fmt->pb->error);
+			if (r != AVERROR_EOF && !avio_feof(d->fmt->pb))
+				return fail(d, FD_ERR_CORRUPT, "damaged container", r);
+			// The end, or a file cut short: play what is there.
+			d->demux_eof = 1;
+			avcodec_send_packet(d->dec, NULL);
+			continue;
+		}
+		if (d->pkt->stream_index != d->stream) {
+			av_packet_unref(d->pkt);
+			continue;
+		}
+		r = avcodec_send_packet(d->dec, d->pkt);
+		av_packet_unref(d->pkt);
+		if (r < 0 && r != AVERROR(EAGAIN)) {
+			// A damaged packet: skip it like ffmpeg does, unless the
+			// stream is nothing but damage.
+			if (++d->bad > MAX_BAD_PACKETS) return fail(d, FD_ERR_CORRUPT, "undecodable audio", r);
+		}
+	}
+}
+
+// setup_swr configures the resampler for the input of frame f.
+static int setup_swr(fd_dec *d, const AVFrame *f) {
+	AVChannelLayout in = {0}, out = AV_CHANNEL_LAYOUT_STEREO;
+	int r;
+	if (f->sample_rate < MIN_RATE || f->sample_rate > MAX_RATE) {
+		snprintf(d->err, sizeof d->err, "sample rate %d Hz", f->sample_rate);
+		return FD_ERR_CORRUPT;
+	}
+	if (f->ch_layout.nb_channels > MAX_CHANNELS) {
+		snprintf(d->err, sizeof d->err, "%d channels", f->ch_layout.nb_channels);
+		return FD_ERR_CORRUPT;
+	}
+	if (f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC || f->ch_layout.nb_channels <= 0) {
+		if (f->ch_layout.nb_channels <= 0) return fail(d, FD_ERR_CORRUPT, "frame without channels", 0);
+		av_channel_layout_default(&in, f->ch_layout.nb_channels);
+	} else if ((r = av_channel_layout_copy(&in, &f->ch_layout)) < 0) {
+		return fail(d, FD_ERR_NOMEM, "channel layout", r);
+	}
+	swr_free(&d->swr);
+	r = swr_alloc_set_opts2(&d->swr, &out, AV_SAMPLE_FMT_S16, d->out_rate, &in, f->format, f->sample_rate, 0, NULL);
+	if (r >= 0 && in.nb_channels == 1) {
+		// Mono plays at full level on both sides, as a mono recording
+		// sounds from one speaker, not 3 dB down as a centre channel.
+		const double m[2] = {1, 1};
+		r = swr_set_matrix(d->swr, m, 1);
+	}
+	if (r >= 0) r = swr_init(d->swr);
+	if (r < 0) {
+		av_channel_layout_uninit(&in);
+		swr_free(&d->swr);
+		return fail(d, FD_ERR_CORRUPT, "cannot convert this audio", r);
+	}
+	av_channel_layout_uninit(&d->swr_layout);
+	d->swr_layout = in;
+	d->swr_fmt = f->format;
+	d->swr_rate = f->sample_rate;
+	return 0;
+}
+
+static int reserve(fd_dec *d, int frames) {
+	if (frames <= d->cap) return 0;
+	int16_t *b = av_realloc_array(d->buf, frames, 2 * sizeof(int16_t));
+	if (!b) return fail(d, FD_ERR_NOMEM, "out of memory", 0);
+	d->buf = b;
+	d->cap = frames;
+	return 0;
+}
+
+// drop_output removes the output frames a seek asked to skip.
+static void drop_output(fd_dec *d) {
+	if (d->drop_out <= 0 || d->len == 0) return;
+	int n = d->drop_out < d->len ? (int)d->drop_out : d->len;
+	memmove(d->buf, d->buf + 2 * n, (size_t)(d->len - n) * 2 * sizeof(int16_t));
+	d->len -= n;
+	d->drop_out -= n;
+}
+
+// convert_frame turns the music of d->frame (after seek skipping and the
+// end limit) into output frames in d->buf.
+static int convert_frame(fd_dec *d) {
+	AVFrame *f = d->frame;
+	int n = f->nb_samples;
+	if (d->resync) {
+		int64_t ts = f->best_effort_timestamp;
+		if (ts != AV_NOPTS_VALUE) {
+			AVRational tb = d->fmt->streams[d->stream]->time_base;
+			d->pos = av_rescale_q(ts - d->origin, tb, (AVRational){1, d->src_rate});
+		}
+		d->resync = 0;
+	}
+	int from = 0, to = n;
+	if (d->skip_to >= 0) {
+		if (d->pos + n <= d->skip_to) {
+			d->pos += n;
+			return 0;
+		}
+		if (d->skip_to > d->pos) from = (int)(d->skip_to - d->pos);
+		d->skip_to = -1;
+	}
+	if (d->limit >= 0 && d->pos + to > d->limit) to = d->limit > d->pos ? (int)(d->limit - d->pos) : 0;
+	d->pos += n;
+	if (to <= from) return 0;
+	if (!d->swr || f->format != d->swr_fmt || f->sample_rate != d->swr_rate ||
+	    av_channel_layout_compare(&f->ch_layout, &d->swr_layout) != 0) {
+		// (An unspecified layout never compares equal to the default the
+		// resampler got, so check the channel count for those.)
+		if (!(d->swr && f->format == d->swr_fmt && f->sample_rate == d->swr_rate &&
+		      f->ch_layout.order == AV_CHANNEL_ORDER_UNSPEC && f->ch_layout.nb_channels == d->swr_layout.nb_channels)) {
+			int r = setup_swr(d, f);
+			if (r < 0) return r;
+		}
+	}
+	int count = to - from;
+	int channels = f->ch_layout.nb_channels;
+	int planar = av_sample_fmt_is_planar(f->format);
+	int bps = av_get_bytes_per_sample(f->format);
+	const uint8_t *stack[8];
+	const uint8_t **in = stack;
+	int planes = planar ? channels : 1;
+	if (planes > 8) {
+		in = av_malloc_array(planes, sizeof *in);
+		if (!in) return fail(d, FD_ERR_NOMEM, "out of memory", 0);
+	}
+	for (int i = 0; i < planes; i++)
+		in[i] = f->extended_data[i] + (size_t)from * bps * (planar ? 1 : channels);
+	int need = swr_get_out_samples(d->swr, count);
+	int r = need < 0 ? fail(d, FD_ERR_CORRUPT, "converting the audio", need) : reserve(d, d->len + need);
+	if (r >= 0) {
+		uint8_t *out = (uint8_t *)(d->buf + 2 * d->len);
+		int got = swr_convert(d->swr, &out, need, in, count);
+		if (got < 0)
+			r = fail(d, FD_ERR_CORRUPT, "converting the audio", got);
+		else
+			d->len += got;
+	}
+	if (in != stack) av_free(in);
+	if (r < 0) return r;
+	drop_output(d);
+	return 0;
+}
+
+// flush_swr drains what the resampler still holds at the end.
+static int flush_swr(fd_dec *d) {
+	if (!d->swr) return 0;
+	int need = swr_get_out_samples(d->swr, 0);
+	if (need <= 0) return 0;
+	int r = reserve(d, d->len + need);
+	if (r < 0) return r;
+	uint8_t *out = (uint8_t *)(d->buf + 2 * d->len);
+	r = swr_convert(d->swr, &out, need, NULL, 0);
+	if (r < 0) return fail(d, FD_ERR_CORRUPT, "converting the audio", r);
+	d->len += r;
+	drop_output(d);
+	return 0;
+}
+
+static int protected_tag(uint32_t tag) {
+	return tag == MKTAG('d', 'r', 'm', 's') || tag == MKTAG('d', 'r', 'm', 'i') || tag == MKTAG('e', 'n', 'c', 'a') ||
+	       tag == MKTAG('a', 'a', 'v', 'd');
+}
+
+int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd_info *info, char *err, int errlen) {
+	*out = NULL;
+	memset(info, 0, sizeof *info);
+	av_log_set_level(AV_LOG_QUIET);
+	fd_dec *d = av_mallocz(sizeof *d);
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return FD_ERR_NOMEM;
+	}
+	d->out_rate = out_rate;
+	d->limit = -1;
+	d->skip_to = -1;
+	d->stream = -1;
+	int r, code = FD_ERR_NOMEM;
+	uint8_t *iobuf = av_malloc(IO_BUFFER);
+	if (!iobuf) {
+		fail(d, code, "out of memory", 0);
+		goto bad;
+	}
+	d->io = avio_alloc_context(iobuf, IO_BUFFER, 0, (void *)handle, io_read, NULL, io_seek);
+	if (!d->io) {
+		av_free(iobuf);
+		fail(d, code, "out of memory", 0);
+		goto bad;
+	}
+	d->fmt = avformat_alloc_context();
+	if (!d->fmt) {
+		fail(d, code, "out of memory", 0);
+		goto bad;
+	}
+	d->fmt->pb = d->io;
+	const AVInputFormat *ifmt = NULL;
+	if (format && *format) {
+		ifmt = av_find_input_format(format);
+		if (!ifmt) {
+			code = fail(d, FD_ERR_NO_DECODER, "FFmpeg was built without this container", 0);
+			goto bad;
+		}
+	}
+	r = avformat_open_input(&d->fmt, NULL, ifmt, NULL);
+	if (r < 0) {
+		// avformat_open_input freed the context.
+		code = fail(d, d->io->error ? FD_ERR_IO : FD_ERR_OPEN, "not a readable stream", d->io->error ? d->io->error : r);
+		goto bad;
+	}
+	r = av_find_best_stream(d->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+	AVCodecParameters *par = r >= 0 ? d->fmt->streams[r]->codecpar : NULL;
+	if (!par || par->codec_id == AV_CODEC_ID_NONE || par->sample_rate <= 0 || par->ch_layout.nb_channels <= 0) {
+		// Raw streams (ADTS, some MP3s) say their parameters only in the
+		// first frames.
+		d->fmt->probesize = 1 << 20;
+		if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0) {
+			code = fail(d, FD_ERR_CORRUPT, "reading the stream", r);
+			goto bad;
+		}
+		r = av_find_best_stream(d->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+	}
+	if (r < 0) {
+		code = fail(d, FD_ERR_NO_AUDIO, "no audio stream", 0);
+		goto bad;
+	}
+	d->stream = r;
+	AVStream *st = d->fmt->streams[r];
+	par = st->codecpar;
+	for (unsigned i = 0; i < d->fmt->nb_streams; i++)
+		if ((int)i != d->stream) d->fmt->streams[i]->discard = AVDISCARD_ALL;
+	if (par->sample_rate > MAX_RATE || par->ch_layout.nb_channels > MAX_CHANNELS) {
+		snprintf(d->err, sizeof d->err, "%d Hz, %d channels", par->sample_rate, par->ch_layout.nb_channels);
+		code = FD_ERR_CORRUPT;
+		goto bad;
+	}
+	if (protected_tag(par->codec_tag)) {
+		code = fail(d, FD_ERR_PROTECTED, "DRM-protected", 0);
+		goto bad;
+	}
+	const AVCodec *codec = avcodec_find_decoder(par->codec_id);
+	if (!codec) {
+		snprintf(d->err, sizeof d->err, "no decoder for %s", avcodec_get_name(par->codec_id));
+		code = FD_ERR_NO_DECODER;
+		goto bad;
+	}
+	d->dec = avcodec_alloc_context3(codec);
+	d->pkt = av_packet_alloc();
+	d->frame = av_frame_alloc();
+	if (!d->dec || !d->pkt || !d->frame) {
+		fail(d, code, "out of memory", 0);
+		goto bad;
+	}
+	if ((r = avcodec_parameters_to_context(d->dec, par)) < 0) {
+		code = fail(d, FD_ERR_CORRUPT, "codec parameters", r);
+		goto bad;
+	}
+	d->dec->pkt_timebase = st->time_base;
+	d->dec->thread_count = 1;
+	if ((r = avcodec_open2(d->dec, codec, NULL)) < 0) {
+		code = fail(d, FD_ERR_CORRUPT, "opening the decoder", r);
+		goto bad;
+	}
+	// iTunes writes the priming and padding of AAC in iTunSMPB; libavformat
+	// trims the priming and leaves the padding to us.
+	AVDictionaryEntry *e = av_dict_get(d->fmt->metadata, "iTunSMPB", NULL, 0);
+	if (e) {
+		unsigned priming = 0, padding = 0;
+		unsigned long long samples = 0;
+		if (sscanf(e->value, " %*x %x %x %llx", &priming, &padding, &samples) == 3 && samples > 0 && samples < (1ULL << 40))
+			d->limit = (int64_t)samples;
+	}
+
+	// MP4 edit lists say where the music ends; libavformat trims the
+	// priming they skip but not the padding after the end.
+	if (ifmt && av_match_name("mov", ifmt->name) && st->duration > 0 && par->sample_rate > 0) {
+		int64_t n = av_rescale_q(st->duration, st->time_base, (AVRational){1, par->sample_rate});
+		if (d->limit < 0 || n < d->limit) d->limit = n;
+	}
+
+	// Decode the first frame: a stream that cannot give one is not
+	// playable, and its pts is where the music starts.
+	r = next_frame(d);
+	if (r <= 0) {
+		code = r < 0 ? r : fail(d, FD_ERR_CORRUPT, "no audio in the file", 0);
+		goto bad;
+	}
+	d->pending = 1;
+	d->src_rate = d->frame->sample_rate > 0 ? d->frame->sample_rate : par->sample_rate;
+	if (d->src_rate <= 0) {
+		code = fail(d, FD_ERR_CORRUPT, "no sample rate", 0);
+		goto bad;
+	}
+	if (d->out_rate <= 0) d->out_rate = d->src_rate; // a probe: no resampling filter to build
+	d->origin = d->frame->best_effort_timestamp;
+	if (d->origin == AV_NOPTS_VALUE) d->origin = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
+	if ((r = setup_swr(d, d->frame)) < 0) {
+		code = r;
+		goto bad;
+	}
+
+	info->src_rate = d->src_rate;
+	info->src_channels = d->frame->ch_layout.nb_channels;
+	info->bits = par->bits_per_raw_sample;
+	info->src_frames = -1;
+	if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
+		info->src_frames = av_rescale_q(st->duration, st->time_base, (AVRational){1, d->src_rate});
+	else if (d->fmt->duration != AV_NOPTS_VALUE && d->fmt->duration > 0)
+		info->src_frames = av_rescale_q(d->fmt->duration, AV_TIME_BASE_Q, (AVRational){1, d->src_rate});
+	// Decoders with a delay (Opus pre-skip) say it here; libavformat's
+	// durations count it.
+	if (info->src_frames > 0 && par->initial_padding > 0 && par->initial_padding < info->src_frames)
+		info->src_frames -= par->initial_padding;
+	if (d->limit >= 0 && (info->src_frames < 0 || d->limit < info->src_frames)) info->src_frames = d->limit;
+	// MP3 durations count the LAME encoder delay and padding that the
+	// decoder trims; estimates from the bit rate are no count at all.
+	info->exact = d->fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE &&
+	              par->codec_id != AV_CODEC_ID_MP3 && par->codec_id != AV_CODEC_ID_MP2 && par->codec_id != AV_CODEC_ID_MP1;
+	snprintf(info->codec, sizeof info->codec, "%s", codec->name);
+	av_channel_layout_describe(&d->frame->ch_layout, info->layout, sizeof info->layout);
+	atomic_fetch_add(&live, 1);
+	*out = d;
+	return FD_OK;
+bad:
+	snprintf(err, errlen, "%s", d->err);
+	release(d);
+	av_free(d);
+	return code;
+}
+
+int fd_read(fd_dec *d, int16_t *out, int max_frames) {
+	if (d->pending_err) {
+		int r = d->pending_err;
+		d->pending_err = 0;
+		return r;
+	}
+	int done = 0;
+	while (done < max_frames) {
+		if (d->off >= d->len) {
+			d->off = d->len = 0;
+			if (d->finished) break;
+			int r = next_frame(d);
+			if (r == 0) r = flush_swr(d), d->finished = 1;
+			else if (r > 0) r = convert_frame(d);
+			if (r < 0) {
+				// Hand over what was decoded; the error comes next time.
+				if (done > 0) {
+					d->pending_err = r;
+					return done;
+				}
+				return r;
+			}
+			continue;
+		}
+		int n = d->len - d->off;
+		if (n > max_frames - done) n = max_frames - done;
+		memcpy(out + 2 * done, d->buf + 2 * d->off, (size_t)n * 2 * sizeof(int16_t));
+		d->off += n;
+		done += n;
+	}
+	return done;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+	while (b) {
+		int64_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+int fd_seek(fd_dec *d, int64_t k) {
+	if (k < 0) k = 0;
+	int64_t src = d->src_rate, out = d->out_rate;
+	int64_t target = av_rescale_rnd(k, src, out, AV_ROUND_DOWN);
+	// The resampler restarts at s0, a source frame whose output index is
+	// whole, early enough to have history at the target; the frames
+	// before the target are decoded and dropped.
+	int64_t s0 = target, base = k;
+	if (src != out) {
+		int64_t g = gcd64(src, out), us = src / g, uo = out / g;
+		s0 = target - RESAMPLER_HISTORY;
+		s0 = s0 > 0 ? s0 / us * us : 0;
+		base = s0 / us * uo;
+	}
+	AVStream *st = d->fmt->streams[d->stream];
+	// Near the start too: before the music lie the encoder's priming
+	// frames, which the decoder needs as much as any pre-roll.
+	int64_t from = s0 - DECODER_PREROLL;
+	int64_t ts = d->origin + av_rescale_q(from, (AVRational){1, d->src_rate}, st->time_base);
+	int r = av_seek_frame(d->fmt, d->stream, ts, AVSEEK_FLAG_BACKWARD);
+	if (r < 0) r = avformat_seek_file(d->fmt, d->stream, INT64_MIN, ts, ts, 0);
+	if (r < 0) {
+		// No index and no way to seek by time: start over and decode
+		// forward.
+		if ((r = av_seek_frame(d->fmt, d->stream, 0, AVSEEK_FLAG_BYTE)) < 0) return fail(d, FD_ERR_CORRUPT, "seeking", r);
+	}
+	avcodec_flush_buffers(d->dec);
+	swr_free(&d->swr);
+	d->pending = d->pending_err = d->demux_eof = d->finished = d->bad = 0;
+	d->len = d->off = 0;
+	d->pos = from;
+	d->resync = 1;
+	d->skip_to = s0;
+	d->drop_out = k - base;
+	return FD_OK;
+}
+
+const char *fd_error(fd_dec *d) { return d->err; }
+
+void fd_close(fd_dec *d) {
+	if (!d) return;
+	release(d);
+	av_free(d);
+	atomic_fetch_sub(&live, 1);
+}

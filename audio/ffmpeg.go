@@ -1,0 +1,226 @@
+//go:build cgo && !noffmpeg && (linux || ffmpeg)
+
+package audio
+
+// The FFmpeg decoders, bound with cgo to the system's libavformat,
+// libavcodec, libswresample and libavutil (5.1 or newer, found with
+// pkg-config). Linux builds use them by default; elsewhere build with
+// -tags ffmpeg once FFmpeg's development files are installed, and anywhere
+// -tags noffmpeg leaves them out (the pure-Go decoders play MP3, Vorbis,
+// FLAC and WAV; see decoders_go.go).
+//
+// ffmpeg.c is the whole C side: FFmpeg reads the file through the two
+// callbacks below (so a Source can be anything seekable), trims encoder
+// delay and padding (LAME/Xing headers and MP4 edit lists in libavformat,
+// iTunSMPB in ffmpeg.c), and libswresample converts every sample format,
+// rate and channel layout to 16-bit stereo at the output rate, downmixing
+// with its standard matrix.
+
+/*
+#cgo pkg-config: libavformat libavcodec libswresample libavutil
+#include <stdlib.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include "ffmpeg.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// haveFFmpeg reports that this build decodes through FFmpeg.
+const haveFFmpeg = true
+
+// ffmpegVersion is the version of the FFmpeg libraries linked in.
+func ffmpegVersion() string {
+	v := uint(C.avcodec_version())
+	return fmt.Sprintf("FFmpeg %s (libavcodec %d.%d.%d)", C.GoString(C.av_version_info()), v>>16, v>>8&0xff, v&0xff)
+}
+
+// avSource is what FFmpeg's I/O callbacks read: the Go reader and the
+// first error it returned.
+type avSource struct {
+	r   io.ReadSeeker
+	err error
+}
+
+// Values of FFmpeg's whence besides io.Seek*.
+const avseekSize = 0x10000
+
+//export furudeskAVRead
+func furudeskAVRead(h C.uintptr_t, buf *C.uint8_t, size C.int) (n C.int) {
+	s := cgo.Handle(h).Value().(*avSource)
+	defer func() {
+		// A panic cannot unwind through C: it becomes a read error.
+		if r := recover(); r != nil {
+			s.err = fmt.Errorf("audio: reading panicked: %v", r)
+			n = -1
+		}
+	}()
+	p := unsafe.Slice((*byte)(unsafe.Pointer(buf)), int(size))
+	for tries := 0; tries < 8; tries++ {
+		k, err := s.r.Read(p)
+		if k > 0 {
+			return C.int(k)
+		}
+		if errors.Is(err, io.EOF) {
+			return 0
+		}
+		if err != nil {
+			s.err = err
+			return -1
+		}
+	}
+	s.err = io.ErrNoProgress
+	return -1
+}
+
+//export furudeskAVSeek
+func furudeskAVSeek(h C.uintptr_t, off C.int64_t, whence C.int) (pos C.int64_t) {
+	s := cgo.Handle(h).Value().(*avSource)
+	defer func() {
+		if r := recover(); r != nil {
+			s.err = fmt.Errorf("audio: seeking panicked: %v", r)
+			pos = -1
+		}
+	}()
+	if whence == avseekSize {
+		cur, err := s.r.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		size, err := s.r.Seek(0, io.SeekEnd)
+		if err != nil {
+			return -1
+		}
+		if _, err := s.r.Seek(cur, io.SeekStart); err != nil {
+			s.err = err
+			return -1
+		}
+		return C.int64_t(size)
+	}
+	p, err := s.r.Seek(int64(off), int(whence))
+	if err != nil {
+		return -1
+	}
+	return C.int64_t(p)
+}
+
+// demuxers names FFmpeg's demuxer for each container Sniff recognises:
+// forcing it keeps FFmpeg from guessing at files that are not music.
+var demuxers = map[Format]string{
+	FormatMP3: "mp3", FormatVorbis: "ogg", FormatOpus: "ogg", FormatOggFLAC: "ogg", FormatWAV: "wav",
+	FormatFLAC: "flac", FormatMP4: "mov", FormatAAC: "aac", FormatAIFF: "aiff",
+}
+
+// ffReader decodes through FFmpeg; it is a pcmReader with Close.
+type ffReader struct {
+	d      *C.fd_dec
+	h      cgo.Handle
+	src    *avSource
+	format Format
+}
+
+// newFFmpeg opens r, already sniffed as format, for 16-bit stereo at rate;
+// rate 0 keeps the stream's own rate (a probe).
+func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader, Info, error) {
+	info := Info{Format: format, SampleRate: rate, Channels: 2, Frames: -1}
+	demux, ok := demuxers[format]
+	if !ok {
+		return nil, info, fmt.Errorf("%w: %q", ErrUnknownFormat, name)
+	}
+	src := &avSource{r: r}
+	h := cgo.NewHandle(src)
+	cfmt := C.CString(demux)
+	defer C.free(unsafe.Pointer(cfmt))
+	var errBuf [256]C.char
+	var d *C.fd_dec
+	var ci C.fd_info
+	code := C.fd_open(C.uintptr_t(h), cfmt, C.int(rate), &d, &ci, &errBuf[0], C.int(len(errBuf)))
+	if code != C.FD_OK {
+		h.Delete()
+		return nil, info, ffError(code, C.GoString(&errBuf[0]), format, src.err)
+	}
+	info.SourceRate = int(ci.src_rate)
+	info.SourceChannels = int(ci.src_channels)
+	info.SourceBits = int(ci.bits)
+	info.Codec = C.GoString(&ci.codec[0])
+	info.Layout = C.GoString(&ci.layout[0])
+	if rate == 0 {
+		info.SampleRate = info.SourceRate
+	}
+	if ci.src_frames > 0 && ci.exact != 0 {
+		info.Frames = outFrames(int64(ci.src_frames), int64(ci.src_rate), int64(info.SampleRate))
+	}
+	switch info.Codec {
+	case "aac", "aac_fixed":
+		info.Format = FormatAAC
+	case "alac":
+		info.Format = FormatALAC
+	}
+	return &ffReader{d: d, h: h, src: src, format: info.Format}, info, nil
+}
+
+// ffError turns an fd_* failure into the package's errors.
+func ffError(code C.int, why string, format Format, ioErr error) error {
+	switch code {
+	case C.FD_ERR_IO:
+		if ioErr != nil {
+			return fmt.Errorf("audio: reading the %s file: %w", format, ioErr)
+		}
+		return fmt.Errorf("%w: %s: %s", ErrCorrupt, format, why)
+	case C.FD_ERR_NO_AUDIO:
+		return fmt.Errorf("%w: %s", ErrNoAudio, format)
+	case C.FD_ERR_NO_DECODER:
+		return fmt.Errorf("%w: %s: %s", ErrUnsupported, format, why)
+	case C.FD_ERR_PROTECTED:
+		return fmt.Errorf("%w: %s", ErrProtected, format)
+	case C.FD_ERR_NOMEM:
+		return fmt.Errorf("audio: %s: %s", format, why)
+	}
+	return fmt.Errorf("%w: %s: %s", ErrCorrupt, format, why)
+}
+
+func (f *ffReader) Read(p []byte) (int, error) {
+	frames := len(p) / bytesPerFrame
+	if frames == 0 {
+		return 0, nil
+	}
+	n := C.fd_read(f.d, (*C.int16_t)(unsafe.Pointer(&p[0])), C.int(frames))
+	if n < 0 {
+		return 0, ffError(n, C.GoString(C.fd_error(f.d)), f.format, f.src.err)
+	}
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return int(n) * bytesPerFrame, nil
+}
+
+func (f *ffReader) SeekFrame(k int64) error {
+	if code := C.fd_seek(f.d, C.int64_t(k)); code != C.FD_OK {
+		return ffError(code, C.GoString(C.fd_error(f.d)), f.format, f.src.err)
+	}
+	return nil
+}
+
+// Close frees the FFmpeg state; the reader is not closed.
+func (f *ffReader) Close() {
+	if f.d == nil {
+		return
+	}
+	C.fd_close(f.d)
+	f.d = nil
+	f.h.Delete()
+}
+
+// ffLive counts FFmpeg decoders not yet closed (leak tests).
+func ffLive() int { return int(C.fd_live()) }
+
+// cHeapInUse is the C heap in use, -1 where it cannot be told (leak
+// tests).
+func cHeapInUse() int64 { return int64(C.fd_heap_in_use()) }

@@ -1,0 +1,31 @@
+//go:build !(cgo && !noffmpeg && (linux || ffmpeg))
+
+package audio
+
+import (
+	"errors"
+	"io"
+)
+
+// A build without FFmpeg (-tags noffmpeg, cgo off, or macOS and Windows
+// without -tags ffmpeg): the pure-Go decoders play everything.
+
+const haveFFmpeg = false
+
+func ffmpegVersion() string { return "" }
+
+type ffReader struct{}
+
+var errNoFFmpeg = errors.New("audio: built without FFmpeg")
+
+func newFFmpeg(io.ReadSeeker, Format, string, int) (*ffReader, Info, error) {
+	return nil, Info{}, errNoFFmpeg
+}
+
+func (*ffReader) Read([]byte) (int, error) { return 0, errNoFFmpeg }
+func (*ffReader) SeekFrame(int64) error    { return errNoFFmpeg }
+func (*ffReader) Close()                   {}
+
+func ffLive() int { return 0 }
+
+func cHeapInUse() int64 { return -1 }
