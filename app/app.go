@@ -541,6 +541,14 @@ func (a *App) Revoke(device engine.DeviceID) error {
 	return err
 }
 
+// Leave takes this device out of its group: the others remove it, and it
+// is a group of its own (devicesync.Node.Leave).
+func (a *App) Leave() error {
+	err := a.tr.Leave()
+	a.post(refreshIntent{})
+	return err
+}
+
 // SetDeviceName renames this device.
 func (a *App) SetDeviceName(name string) error {
 	name = strings.TrimSpace(name)

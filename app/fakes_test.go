@@ -331,6 +331,7 @@ type fakeTransport struct {
 	// offline peers (presentation only, as devicesync's Online)
 	offline map[engine.DeviceID]bool
 	pairErr error // what Pair returns at once (nil: "fake")
+	pending []devicesync.PairingRequest
 }
 
 func (t *fakeTransport) setOffline(id engine.DeviceID, off bool) {
@@ -368,7 +369,7 @@ func (t *fakeTransport) SendCommand(to engine.DeviceID, s engine.CommandStamp, h
 func (t *fakeTransport) Devices() []devicesync.DeviceInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := []devicesync.DeviceInfo{{ID: t.id, Name: "self", Self: true, Online: true}}
+	out := []devicesync.DeviceInfo{{ID: t.id, Name: "self", Fingerprint: "fp-" + string(t.id), Self: true, Online: true}}
 	for _, p := range t.peers {
 		out = append(out, devicesync.DeviceInfo{ID: p, Name: string(p), Online: !t.offline[p]})
 	}
@@ -385,10 +386,15 @@ func (t *fakeTransport) Pair(context.Context, string) error {
 	}
 	return errors.New("fake")
 }
-func (t *fakeTransport) Pending() []devicesync.PairingRequest { return nil }
-func (t *fakeTransport) Accept(string, bool) error            { return nil }
-func (t *fakeTransport) Deny(string) error                    { return nil }
-func (t *fakeTransport) Revoke(engine.DeviceID) error         { return nil }
+func (t *fakeTransport) Pending() []devicesync.PairingRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pending
+}
+func (t *fakeTransport) Accept(string, bool) error    { return nil }
+func (t *fakeTransport) Deny(string) error            { return nil }
+func (t *fakeTransport) Revoke(engine.DeviceID) error { return nil }
+func (t *fakeTransport) Leave() error                 { return nil }
 
 func (t *fakeTransport) lastSnap() devicesync.SnapshotReceived {
 	t.mu.Lock()

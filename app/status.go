@@ -18,10 +18,14 @@ import (
 type Status struct {
 	DeviceID   engine.DeviceID `json:"device_id"`
 	DeviceName string          `json:"device_name"`
-	GroupID    string          `json:"group_id"`
-	Claim      engine.Claim    `json:"claim"`
-	Owner      engine.DeviceID `json:"owner"`
-	OwnerName  string          `json:"owner_name"`
+	// Fingerprint is this device's key fingerprint: the device it asks to
+	// join shows it next to the request, so the user can tell it apart
+	// from a look-alike.
+	Fingerprint string          `json:"fingerprint"`
+	GroupID     string          `json:"group_id"`
+	Claim       engine.Claim    `json:"claim"`
+	Owner       engine.DeviceID `json:"owner"`
+	OwnerName   string          `json:"owner_name"`
 	// Rendering is true while this device owns the output (engine
 	// MayRender) and, when the music plays, its output has taken the
 	// first samples of the current track: a device that just took over
@@ -94,9 +98,10 @@ type QueueItem struct {
 // DeviceStatus is one device of the trusted group. Online is presentation
 // only: it never feeds ownership.
 type DeviceStatus struct {
-	DeviceID engine.DeviceID `json:"device_id"`
-	Name     string          `json:"name"`
-	Online   bool            `json:"online"`
+	DeviceID    engine.DeviceID `json:"device_id"`
+	Name        string          `json:"name"`
+	Fingerprint string          `json:"fingerprint,omitempty"`
+	Online      bool            `json:"online"`
 	// Relayed says an online device is not reached directly: its
 	// snapshots come through other devices of the group.
 	Relayed bool `json:"relayed,omitempty"`
@@ -109,10 +114,15 @@ type DeviceStatus struct {
 }
 
 // PairingRequest is a device asking to join, waiting for the user's answer.
+//
+// Fingerprint is the requester's key fingerprint, the one it shows as its
+// own (Status.Fingerprint): compare them before accepting, since a device
+// can call itself by any name.
 type PairingRequest struct {
 	ID            string          `json:"id"`
 	DeviceID      engine.DeviceID `json:"device_id"`
 	Name          string          `json:"name"`
+	Fingerprint   string          `json:"fingerprint"`
 	GroupConflict bool            `json:"group_conflict"` // ask: join their group or keep ours
 }
 

@@ -77,8 +77,11 @@ func (a *actor) publishStatus() {
 	s.PlaylistsVersion = a.app.collection.Version()
 	a.lastDevices = a.tr.Devices()
 	for _, d := range a.lastDevices {
-		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
+		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
+		if ds.Self {
+			s.Fingerprint = d.Fingerprint
+		}
 		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {
 			ds.Name = a.name
@@ -90,7 +93,7 @@ func (a *actor) publishStatus() {
 	}
 	for _, p := range a.tr.Pending() {
 		s.Pairing = append(s.Pairing, PairingRequest{ID: p.ID, DeviceID: p.DeviceID, Name: p.Name,
-			GroupConflict: p.GroupConflict})
+			Fingerprint: p.Fingerprint, GroupConflict: p.GroupConflict})
 	}
 	a.app.setStatus(s)
 }

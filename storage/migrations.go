@@ -234,6 +234,12 @@ ALTER TABLE tracks ADD COLUMN rg_album_gain REAL;
 ALTER TABLE tracks ADD COLUMN rg_album_peak REAL;
 UPDATE tracks SET mtime_ns = 0;
 `},
+	// Every op is signed by its origin (devicesync). Ops stored before
+	// have no signature: devicesync does not trust such a history and
+	// leaves the group it describes (see devicesync's loadGroupLocked).
+	{name: "op log: signatures", up: `
+ALTER TABLE op_log ADD COLUMN sig BLOB NOT NULL DEFAULT x'';
+`},
 }
 
 // fillSearchText computes tracks.search_text for every track; the update

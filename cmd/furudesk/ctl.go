@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,6 +64,12 @@ func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
 	}
+	// Whatever the umask: only this user may connect (the data dir is
+	// private too, and each caller's uid is checked).
+	if err := os.Chmod(path, 0o600); err != nil && runtime.GOOS != "windows" {
+		_ = ln.Close()
+		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
+	}
 	s := &ctlServer{path: path, ln: ln, app: a}
 	s.wg.Add(1)
 	go s.serve()
@@ -101,7 +108,11 @@ func (s *ctlServer) handle(c net.Conn) {
 	if err != nil && len(line) == 0 {
 		return
 	}
-	if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
+	// The request is read first, so that the caller, done writing, reads
+	// the refusal.
+	if err := checkCtlPeer(c); err != nil {
+		resp.Error = err.Error()
+	} else if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
 		resp.Error = "malformed request"
 	} else if v, err := s.exec(req); err != nil {
 		resp.Error = app.UserMessage(err)
@@ -233,7 +244,9 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err := a.Pair(req.Args[0]); err != nil {
 			return nil, err
 		}
-		return ctlMessage("Pairing request sent: accept it on the other device"), nil
+		st := a.Status()
+		return ctlMessage("Pairing request sent as " + st.DeviceName + ", fingerprint " + st.Fingerprint +
+			": accept it on the other device if it shows this fingerprint next to the request"), nil
 	case "pairing":
 		p := a.Status().Pairing
 		if p == nil {
@@ -254,6 +267,14 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return nil, err
 		}
 		return ctlMessage("Accepted: " + name + " joins the group"), nil
+	case "leave":
+		if err := needArgs(req, 0, "(no arguments)"); err != nil {
+			return nil, err
+		}
+		if err := a.Leave(); err != nil {
+			return nil, err
+		}
+		return ctlMessage("This device left its group; the other devices remove it"), nil
 	case "deny":
 		if err := needArgs(req, 1, "REQUEST_ID"); err != nil {
 			return nil, err
@@ -468,7 +489,9 @@ Commands:
   queue | enqueue ID|PATH...
   devices | transfer DEVICE_ID|NAME
   invite | pair CODE | pairing | accept REQUEST_ID [--join-theirs] | deny REQUEST_ID
-  revoke DEVICE_ID | name NAME | passive on|off
+                              (pairing lists each request's key fingerprint: accept only
+                              if the other device shows the same one as its own)
+  revoke DEVICE_ID | leave | name NAME | passive on|off
   config get | config set JSON
   replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
   scan | demo | tracks | search WORDS...
