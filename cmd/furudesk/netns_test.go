@@ -5,7 +5,6 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -94,40 +93,9 @@ func topoCluster(t *testing.T, devices []string, edges [][2]string, passive map[
 	c := &cluster{t: t, pa: startPulse(t, len(devices))}
 	cfg := fmt.Sprintf(`{"discovery_ms":1000,"owner_timeout_ms":%d}`, topoOwnerTimeout.Milliseconds())
 	for i, name := range devices {
-		dir, err := os.MkdirTemp("", "fd"+name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.RemoveAll(dir) })
-		music := filepath.Join(dir, "music")
-		if err := os.MkdirAll(music, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		for k := range 2 {
-			writeTrack(t, filepath.Join(music, fmt.Sprintf("track%d.wav", k)), k)
-		}
-		n := &node{t: t, name: name, dir: dir, music: music, listen: "0.0.0.0:" + port, sink: fmt.Sprintf("dev%d", i),
-			wrap: []string{"ip", "netns", "exec", ns.names[name]}}
-		n.args = []string{"--headless", "--data-dir", dir, "--listen", n.listen, "--name", name,
-			"--music", music, "--mdns=false", "--config-json", cfg}
-		for _, p := range peers[name] {
-			n.args = append(n.args, "--peer", p)
-		}
-		if passive[name] {
-			n.args = append(n.args, "--passive")
-		}
-		n.env = append(append([]string(nil), c.pa.env...), "PULSE_SINK="+n.sink)
-		n.rec = c.pa.record(t, n.sink)
-		c.nodes = append(c.nodes, n)
+		c.addNode(name, i, "0.0.0.0:"+port, cfg, peers[name], passive[name], []string{"ip", "netns", "exec", ns.names[name]})
 	}
-	t.Cleanup(func() {
-		for _, n := range c.nodes {
-			n.stop(true)
-			if t.Failed() {
-				t.Logf("%s log:\n%s", n.name, tail(n.log.String(), 4000))
-			}
-		}
-	})
+	c.cleanupNodes()
 	return c
 }
 
