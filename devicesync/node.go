@@ -163,6 +163,10 @@ type Node struct {
 	relayBudget map[engine.DeviceID]*tokenBucket
 	targets     map[string]*dialTarget
 	mdns        func()
+	// fetchHandler serves inbound fetch connections; fetches are the
+	// open ones, both ways, by peer (fetch.go).
+	fetchHandler FetchHandler
+	fetches      map[engine.DeviceID][]*fetchConn
 }
 
 // New checks cfg and returns a Node that is not yet listening.
@@ -188,6 +192,7 @@ func New(cfg Config) (*Node, error) {
 		denied:     map[string]time.Time{},
 		left:       map[string]Op{},
 		targets:    map[string]*dialTarget{},
+		fetches:    map[engine.DeviceID][]*fetchConn{},
 		glog:       newGroupLog(""),
 
 		held:        map[engine.DeviceID]*heldSnapshot{},
@@ -311,6 +316,7 @@ func (n *Node) Close() error {
 	for s := range n.restricted {
 		s.close()
 	}
+	n.closeFetchesLocked(true)
 	n.mu.Unlock()
 	deadline := time.NewTimer(closeFlushTimeout)
 flush:
@@ -790,6 +796,7 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 			s.retire() // the op that removed it goes first
 		}
 	}
+	n.closeFetchesLocked(false)
 	if n.membershipKeyLocked() == before {
 		return nil
 	}

@@ -261,6 +261,7 @@ func (n *Node) acceptLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyInbound)
+	conf.NextProtos = []string{ALPN, FetchALPN}
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
@@ -334,6 +335,11 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 		return "", false
 	}
 	st := tc.ConnectionState()
+	if st.NegotiatedProtocol == FetchALPN && !dialed && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.serveFetch(tc, t, key)
+		return "", false
+	}
 	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
 		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
 		n.c.refused.Add(1)
