@@ -48,12 +48,29 @@ func echoOnce(t *testing.T, c net.Conn, text string) error {
 	return nil
 }
 
+// fetchGroup pairs two nodes and waits until each knows where the other
+// listens (its profile, which follows the pairing).
+func fetchGroup(t *testing.T) (a, b *testNode) {
+	ns := startGroup(t, "A", "B")
+	a, b = ns[0], ns[1]
+	for _, x := range [][2]*testNode{{a, b}, {b, a}} {
+		x[0].waitUntil("the other's address", func() bool {
+			for _, d := range x[0].Devices() {
+				if d.ID == x[1].ID() && len(d.Addresses) > 0 {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	return a, b
+}
+
 // A member's fetch connection reaches the handler, authenticated: the
 // handler learns the dialing device, and bytes flow both ways outside the
 // sync connection.
 func TestFetchConnectionBetweenMembers(t *testing.T) {
-	ns := startGroup(t, "A", "B")
-	a, b := ns[0], ns[1]
+	a, b := fetchGroup(t)
 	peers, ended := make(chan engine.DeviceID, 4), make(chan struct{}, 4)
 	b.HandleFetch(echoFetch(peers, ended))
 	c, err := a.DialFetch(context.Background(), b.ID())
@@ -131,8 +148,7 @@ func closedWithout(c net.Conn, peers <-chan engine.DeviceID) bool {
 // Revoking a device closes its open fetch connections at once, and it
 // gets no new one.
 func TestFetchRevokedDeviceIsCutOff(t *testing.T) {
-	ns := startGroup(t, "A", "B")
-	a, b := ns[0], ns[1]
+	a, b := fetchGroup(t)
 	peers, ended := make(chan engine.DeviceID, 4), make(chan struct{}, 4)
 	a.HandleFetch(echoFetch(peers, ended))
 	c, err := b.DialFetch(context.Background(), a.ID())
@@ -162,8 +178,7 @@ func TestFetchRevokedDeviceIsCutOff(t *testing.T) {
 
 // One member holds at most maxFetchPerPeer fetch connections to a device.
 func TestFetchConnectionsPerPeerAreBounded(t *testing.T) {
-	ns := startGroup(t, "A", "B")
-	a, b := ns[0], ns[1]
+	a, b := fetchGroup(t)
 	peers, ended := make(chan engine.DeviceID, 2*maxFetchPerPeer), make(chan struct{}, 2*maxFetchPerPeer)
 	a.HandleFetch(echoFetch(peers, ended))
 	for i := range maxFetchPerPeer {
