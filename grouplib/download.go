@@ -577,3 +577,7 @@ func (r *reader) Close() error {
 	})
 	return nil
 }
+
+// Interrupt ends a read that waits (audio.Interrupter): the output calls
+// it when it drops the track.
+func (r *reader) Interrupt() { _ = r.Close() }
