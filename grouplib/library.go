@@ -68,10 +68,6 @@ type Config struct {
 	// Verify returns the content id of a file (nil: as the library scan
 	// computes it).
 	Verify func(path string) (string, error)
-	// Changed is called, on a goroutine of the library's, after the union
-	// (what the group holds), the holders' reachability or the cache
-	// changed. It may block.
-	Changed func(Change)
 	// PublishDelay is how long a change of the own library waits before it
 	// is published, so a scan or a copy publishes once (0: 2 s).
 	PublishDelay time.Duration
@@ -111,12 +107,13 @@ type Library struct {
 	srv    *server
 	verify func(string) (string, error)
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	wake   chan struct{}
-	notes  chan struct{}
-	noted  atomic.Uint32 // Change bits waiting for cfg.Changed
+	ctx      context.Context
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	wake     chan struct{}
+	notes    chan struct{}
+	noted    atomic.Uint32 // Change bits waiting for onChange
+	onChange atomic.Pointer[func(Change)]
 
 	mu       sync.RWMutex
 	catalogs map[engine.DeviceID]*Catalog // this device's too
@@ -264,6 +261,11 @@ func verifyFile(path string) (string, error) {
 	return t.ContentID, nil
 }
 
+// OnChange sets the function called, on a goroutine of the library's,
+// after the union (what the group holds), the holders' reachability or
+// the cache changed. It may block; changes meanwhile are merged.
+func (l *Library) OnChange(f func(Change)) { l.onChange.Store(&f) }
+
 // Start runs the library: its catalog publisher and syncer.
 func (l *Library) Start() {
 	l.wg.Add(2)
@@ -386,8 +388,10 @@ func (l *Library) notifyLoop() {
 			return
 		case <-l.notes:
 		}
-		if c := Change(l.noted.Swap(0)); c != 0 && l.cfg.Changed != nil {
-			l.cfg.Changed(c)
+		if c := Change(l.noted.Swap(0)); c != 0 {
+			if f := l.onChange.Load(); f != nil {
+				(*f)(c)
+			}
 		}
 	}
 }
