@@ -315,12 +315,17 @@ func (a *App) entries(ids []string) ([]Entry, error) {
 }
 
 // entryByID is the queue entry of a content id: from this device's
-// library, else, while another device owns the output, from the shared
-// queue or as the bare id: the owner plays it from its own library (and
-// says so when it lacks it too).
+// library, else from the group's (another device has it), else, while
+// another device owns the output, from the shared queue or as the bare
+// id: the owner plays it if it can (and says so when it cannot).
 func (a *App) entryByID(id string) (Entry, error) {
 	if t, err := a.store.TrackByContentID(id); err == nil {
 		return EntryOf(t), nil
+	}
+	if a.gl != nil {
+		if e, ok := a.gl.Entry(id); ok {
+			return EntryOf(e.Track()), nil // another device of the group has it
+		}
 	}
 	st := a.Status()
 	if st.Owner == "" || st.Owner == st.DeviceID || !validContentID(id) {

@@ -28,9 +28,13 @@ import (
 
 // Download tuning.
 const (
-	blockSize          = 64 << 10
-	chunkBlocks        = 16 // one range request: 1 MiB
-	workersPerDownload = 2
+	blockSize   = 64 << 10
+	chunkBlocks = 16 // one range request: 1 MiB
+	// workersPerDownload fetch in order from the readers' positions: one,
+	// so a slow link's whole bandwidth goes to the bytes played next
+	// (two workers on two ranges would each fill theirs at half speed,
+	// slower than the music plays on a link barely faster than it).
+	workersPerDownload = 1
 	// maxHolderFailures bars a holder from one download after this many
 	// failures in a row.
 	maxHolderFailures = 3
@@ -86,7 +90,8 @@ type download struct {
 	changed  chan struct{}     // closed and replaced on every change
 	err      error             // terminal: no holder left
 	workers  int
-	current  engine.DeviceID // the holder the last bytes came from
+	current  engine.DeviceID // the holder bytes come from now, "" between holders
+	lost     engine.DeviceID // the holder that failed last
 	holders  map[engine.DeviceID]*holderState
 	used     map[engine.DeviceID]bool // holders that supplied bytes
 	complete bool
@@ -274,18 +279,9 @@ func (d *download) work() {
 // failLocked ends the download: no online holder is left. Readers get
 // what is there, then the error.
 func (d *download) failLocked() {
-	last := d.current
+	last := d.lost
 	if last == "" {
-		for dev := range d.used {
-			last = dev
-		}
-	}
-	if last == "" {
-		for dev, s := range d.holders {
-			if s.failures > 0 || s.barred {
-				last = dev
-			}
-		}
+		last = d.current
 	}
 	d.err = &UnavailableError{ContentID: d.id, Title: d.entry.Title, Device: last}
 	d.l.log.Info("grouplib: track unavailable", "track", d.id, "title", d.entry.Title, "last_holder", string(last))
@@ -310,6 +306,7 @@ func (d *download) holderFailedLocked(holder engine.DeviceID, err error) {
 	}
 	d.l.c.holderErrors.Add(1)
 	d.l.failed(holder)
+	d.lost = holder
 	if d.current == holder {
 		d.current = "" // a switch goes to the best other holder
 	}

@@ -316,7 +316,14 @@ func (l *Library) Refresh() {
 // PeerOffline drops the connections to a device that went offline, so
 // fetches from it fail over at once.
 func (l *Library) PeerOffline(id engine.DeviceID) {
+	l.mu.Lock()
+	was := l.online[id]
+	delete(l.online, id)
+	l.mu.Unlock()
 	l.cl.drop(id)
+	if was {
+		l.notify(changeOnline)
+	}
 	l.Refresh()
 }
 
