@@ -136,8 +136,9 @@ func (a *actor) syncPrepared(st PlayerState) {
 	defer a.pinPlaying()
 	i, ok := st.following()
 	var src audio.Source
+	var kind string
 	if ok {
-		src, _, ok = a.sourceFor(st, i)
+		src, kind, ok = a.sourceFor(st, i)
 		ok = ok && a.nextFailed != nextKey(st.Queue[i].ContentID, i)
 	}
 	if !ok {
@@ -153,6 +154,7 @@ func (a *actor) syncPrepared(st PlayerState) {
 	}
 	a.next = a.out.PrepareNext(src)
 	a.nextCID, a.nextIdx, a.nextPath = cid, i, src.Path
+	a.strm.nextSource = kind
 }
 
 // skipMissing runs when this device is about to play the current entry.
@@ -299,6 +301,7 @@ func (a *actor) audioEvent(ev audio.Event) {
 // track without a gap: the device consumed its first frame.
 func (a *actor) nextStarted(ev audio.Started) {
 	a.cur, a.curCID, a.curIdx = a.next, a.nextCID, a.nextIdx
+	a.strm.curSource = a.strm.nextSource
 	a.curStarted, a.curEnded, a.paused = true, false, false
 	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, ""
 	_ = a.run(func(tx *txn) error {

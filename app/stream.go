@@ -27,7 +27,8 @@ const (
 
 // streamState is the actor's part in playing tracks of other devices.
 type streamState struct {
-	curSource string // SourceLocal, SourceCache or SourceStream
+	curSource  string // SourceLocal, SourceCache or SourceStream
+	nextSource string // the same for the prepared track
 	// places moves on when the holders' reachability or the cache
 	// changed (Status.PlacesVersion).
 	places uint64
