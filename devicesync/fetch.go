@@ -125,7 +125,7 @@ func (n *Node) serveFetch(tc *tls.Conn, t *ticket, key ed25519.PublicKey) {
 		refuse = "fetch connections are not served"
 	case !n.glog.isMember(c.peer):
 		refuse = "not a member"
-	case n.gate.barred(c.peerKey(), time.Now()):
+	case n.gate.barred(c.peerKey(), n.gateClock.Now()):
 		refuse = "member in backoff after breaking a rule"
 	case !t.member():
 		refuse = fmt.Sprintf("more than %d member connections", maxMemberConns)

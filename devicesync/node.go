@@ -60,6 +60,10 @@ type Config struct {
 
 	// pairWindow replaces PairWindow in tests that wait for it to pass.
 	pairWindow time.Duration
+
+	// gateClock is the clock of the inbound gate's backoffs and budgets
+	// (tests); nil is the real monotonic clock.
+	gateClock Clock
 }
 
 // Validate names the first invalid field.
@@ -111,14 +115,16 @@ const maxCommandBytes = 64 << 10
 // Node is one device's end of device sync. Create it with New, then Start.
 // Its methods are safe for concurrent use.
 type Node struct {
-	cfg    Config
-	id     engine.DeviceID
-	pub    ed25519.PublicKey
-	clock  Clock
-	log    *slog.Logger
-	limits Limits
-	sync   time.Duration
-	retry  time.Duration
+	cfg   Config
+	id    engine.DeviceID
+	pub   ed25519.PublicKey
+	clock Clock
+	// gateClock times the inbound gate (Config.gateClock).
+	gateClock Clock
+	log       *slog.Logger
+	limits    Limits
+	sync      time.Duration
+	retry     time.Duration
 	// pairWindow is PairWindow (tests shorten it).
 	pairWindow time.Duration
 
@@ -201,6 +207,10 @@ func New(cfg Config) (*Node, error) {
 	n.id = DeviceIDFromPublicKey(n.pub)
 	if n.clock == nil {
 		n.clock = realClock{}
+	}
+	n.gateClock = cfg.gateClock
+	if n.gateClock == nil {
+		n.gateClock = realClock{}
 	}
 	if n.log == nil {
 		n.log = slog.Default()
