@@ -226,6 +226,9 @@ func (o *fakeOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.at, o.started, o.playing = at, o.clock.Now(), true
 	o.next, o.path, o.gainDB = audio.Track{}, src.Path, src.GainDB
 	o.j.add(fmt.Sprintf("play %s@%d", src.ID, at.Milliseconds()))
+	if src.Open != nil {
+		opens(src) // the real output opens what it plays at once
+	}
 	return o.track
 }
 func (o *fakeOutput) PrepareNext(src audio.Source) audio.Track {
@@ -262,7 +265,7 @@ func (o *fakeOutput) end() []audio.Event {
 	switch {
 	case o.next.Seq == 0:
 		o.playing = false
-	case o.nextSrc.Open != nil:
+	case o.nextSrc.Open != nil && !opens(o.nextSrc):
 		o.track, o.playing, o.path = audio.Track{}, false, ""
 	default:
 		evs = append(evs, audio.Started{Track: o.next})
@@ -270,6 +273,16 @@ func (o *fakeOutput) end() []audio.Event {
 	o.next, o.nextSrc = audio.Track{}, audio.Source{}
 	return evs
 }
+
+// opens reports whether src opens (as the real output's stream would).
+func opens(src audio.Source) bool {
+	f, err := src.Open()
+	if err == nil {
+		_ = f.Close()
+	}
+	return err == nil
+}
+
 func (o *fakeOutput) pos() time.Duration {
 	if o.playing {
 		return o.at + o.clock.Now() - o.started
@@ -417,7 +430,8 @@ type rig struct {
 	out   *fakeOutput
 	tr    *fakeTransport
 	ticks chan time.Time
-	lib   *fakeLibrary // nil: no library
+	lib   *fakeLibrary  // nil: no library
+	gl    *fakeGroupLib // nil: no group library
 	app   *App
 }
 
@@ -472,6 +486,9 @@ func (r *rig) startWith(opts Options, store Store) {
 	deps := Deps{Store: store, Output: r.out, Transport: r.tr}
 	if r.lib != nil {
 		deps.Library = r.lib
+	}
+	if r.gl != nil {
+		deps.GroupLib = r.gl
 	}
 	a, err := New(opts, deps)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 )
 
 func (a *actor) peerEvent(ev devicesync.Event) {
+	a.groupEvent(ev)
 	switch ev := ev.(type) {
 	case devicesync.SnapshotReceived:
 		a.snapshot(ev)

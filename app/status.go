@@ -53,15 +53,21 @@ type Status struct {
 	// auto (album gain while an album plays in order).
 	ReplayGain library.GainMode `json:"replaygain"`
 
-	Playing    bool        `json:"playing"`
-	PositionMS int64       `json:"position_ms"`
-	Track      *QueueItem  `json:"track"` // nil when the queue is empty
-	TrackLiked bool        `json:"track_liked,omitempty"`
-	QueueLen   int         `json:"queue_len"`
-	Queue      []QueueItem `json:"queue,omitempty"`
-	Index      int         `json:"index"`
-	Volume     int         `json:"volume"` // 0..100
-	Shuffle    bool        `json:"shuffle"`
+	Playing    bool       `json:"playing"`
+	PositionMS int64      `json:"position_ms"`
+	Track      *QueueItem `json:"track"` // nil when the queue is empty
+	// Source is where this device plays the current track from, while
+	// it renders it: "local" (its own file), "stream" (fetched from
+	// Holder as it plays) or "cache" (a copy fetched before).
+	Source     string          `json:"source,omitempty"`
+	Holder     engine.DeviceID `json:"holder,omitempty"`
+	HolderName string          `json:"holder_name,omitempty"`
+	TrackLiked bool            `json:"track_liked,omitempty"`
+	QueueLen   int             `json:"queue_len"`
+	Queue      []QueueItem     `json:"queue,omitempty"`
+	Index      int             `json:"index"`
+	Volume     int             `json:"volume"` // 0..100
+	Shuffle    bool            `json:"shuffle"`
 	// Order is the play order while Shuffle is on: the indexes of Queue in
 	// the order they play (the same on every device); empty otherwise.
 	Order  []int  `json:"order,omitempty"`
@@ -72,7 +78,11 @@ type Status struct {
 	Pairing []PairingRequest `json:"pairing,omitempty"`
 
 	Scan           ScanStatus `json:"scan"`
-	LibraryVersion uint64     `json:"library_version"` // changes whenever the catalog changed
+	LibraryVersion uint64     `json:"library_version"` // changes whenever the union of the group's libraries changed
+	// PlacesVersion changes whenever the devices that hold tracks this
+	// one lacks came or went, or the cache changed: where tracks play
+	// from (App.Places).
+	PlacesVersion uint64 `json:"places_version"`
 	// PlaylistsVersion changes whenever playlists, likes or play counts
 	// changed, here or on another device.
 	PlaylistsVersion uint64   `json:"playlists_version"`

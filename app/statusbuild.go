@@ -42,12 +42,18 @@ func (a *actor) publishStatus() {
 		Repeat:         a.st.Repeat,
 		Scan:           a.libRun.scan,
 		LibraryVersion: a.libRun.version,
+		PlacesVersion:  a.strm.places,
 		Folders:        slices.Clone(a.folders),
 		Notices:        slices.Clone(a.notices),
 	}
 	if a.st.Notice != nil {
 		s.OwnerNotice = a.st.Notice.Text
 	}
+	if gl := a.app.gl; gl != nil {
+		s.LibraryVersion += gl.Version()
+		a.noteLibrary()
+	}
+	a.statusSource(&s)
 	if a.out != nil {
 		r := a.out.Report()
 		s.Output = engine.Output{Available: r.Available, Playing: r.Playing}

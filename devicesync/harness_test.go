@@ -63,6 +63,7 @@ type testNode struct {
 type nodeOpt func(*Config)
 
 func withClock(c Clock) nodeOpt            { return func(cfg *Config) { cfg.Clock = c } }
+func withGateClock(c Clock) nodeOpt        { return func(cfg *Config) { cfg.gateClock = c } }
 func withSync(d time.Duration) nodeOpt     { return func(cfg *Config) { cfg.SyncInterval = d } }
 func withLimits(l Limits) nodeOpt          { return func(cfg *Config) { cfg.Limits = l } }
 func withPeers(p ...string) nodeOpt        { return func(cfg *Config) { cfg.Peers = p } }

@@ -60,6 +60,10 @@ type Config struct {
 
 	// pairWindow replaces PairWindow in tests that wait for it to pass.
 	pairWindow time.Duration
+
+	// gateClock is the clock of the inbound gate's backoffs and budgets
+	// (tests); nil is the real monotonic clock.
+	gateClock Clock
 }
 
 // Validate names the first invalid field.
@@ -111,14 +115,16 @@ const maxCommandBytes = 64 << 10
 // Node is one device's end of device sync. Create it with New, then Start.
 // Its methods are safe for concurrent use.
 type Node struct {
-	cfg    Config
-	id     engine.DeviceID
-	pub    ed25519.PublicKey
-	clock  Clock
-	log    *slog.Logger
-	limits Limits
-	sync   time.Duration
-	retry  time.Duration
+	cfg   Config
+	id    engine.DeviceID
+	pub   ed25519.PublicKey
+	clock Clock
+	// gateClock times the inbound gate (Config.gateClock).
+	gateClock Clock
+	log       *slog.Logger
+	limits    Limits
+	sync      time.Duration
+	retry     time.Duration
 	// pairWindow is PairWindow (tests shorten it).
 	pairWindow time.Duration
 
@@ -163,6 +169,10 @@ type Node struct {
 	relayBudget map[engine.DeviceID]*tokenBucket
 	targets     map[string]*dialTarget
 	mdns        func()
+	// fetchHandler serves inbound fetch connections; fetches are the
+	// open ones, both ways, by peer (fetch.go).
+	fetchHandler FetchHandler
+	fetches      map[engine.DeviceID][]*fetchConn
 }
 
 // New checks cfg and returns a Node that is not yet listening.
@@ -188,6 +198,7 @@ func New(cfg Config) (*Node, error) {
 		denied:     map[string]time.Time{},
 		left:       map[string]Op{},
 		targets:    map[string]*dialTarget{},
+		fetches:    map[engine.DeviceID][]*fetchConn{},
 		glog:       newGroupLog(""),
 
 		held:        map[engine.DeviceID]*heldSnapshot{},
@@ -196,6 +207,10 @@ func New(cfg Config) (*Node, error) {
 	n.id = DeviceIDFromPublicKey(n.pub)
 	if n.clock == nil {
 		n.clock = realClock{}
+	}
+	n.gateClock = cfg.gateClock
+	if n.gateClock == nil {
+		n.gateClock = realClock{}
 	}
 	if n.log == nil {
 		n.log = slog.Default()
@@ -311,6 +326,7 @@ func (n *Node) Close() error {
 	for s := range n.restricted {
 		s.close()
 	}
+	n.closeFetchesLocked(true)
 	n.mu.Unlock()
 	deadline := time.NewTimer(closeFlushTimeout)
 flush:
@@ -790,6 +806,7 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 			s.retire() // the op that removed it goes first
 		}
 	}
+	n.closeFetchesLocked(false)
 	if n.membershipKeyLocked() == before {
 		return nil
 	}

@@ -297,7 +297,7 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	if err != nil || !rec.matches(m.Secret) {
 		n.c.refused.Add(1)
 		reply(statusInvalid)
-		if n.gate.wrongSecret(s.source, time.Now()) {
+		if n.gate.wrongSecret(s.source, n.gateClock.Now()) {
 			n.log.Warn("devicesync: too many pairing requests with a wrong invite or secret, refusing the address for a while", "remote", s.source)
 		}
 		return nil, "pairing with an unknown invite or a wrong secret"

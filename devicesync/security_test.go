@@ -116,7 +116,9 @@ func TestRevokedDeviceIsCutOffAndStaysOut(t *testing.T) {
 // commands are ignored; unknown types are skipped; malformed and oversized
 // lines close the connection.
 func TestMemberInputIsCheckedPerMessage(t *testing.T) {
-	a := startNode(t, "a")
+	// a's gate stands still: the backoff b earns lasts however slow the
+	// machine is between the offence and the redial.
+	a := startNode(t, "a", withGateClock(newFakeClock()))
 	b := startNode(t, "b")
 	c := startNode(t, "c")
 	pair(t, a, b)

@@ -261,6 +261,7 @@ func (n *Node) acceptLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyInbound)
+	conf.NextProtos = []string{ALPN, FetchALPN}
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
@@ -269,7 +270,7 @@ func (n *Node) acceptLoop() {
 			}
 			return
 		}
-		now := time.Now()
+		now := n.gateClock.Now()
 		source := sourceOf(c.RemoteAddr())
 		t, reason := n.gate.arrive(source, n.memberSource(source), now, func() { _ = c.Close() })
 		if t == nil {
@@ -334,6 +335,11 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 		return "", false
 	}
 	st := tc.ConnectionState()
+	if st.NegotiatedProtocol == FetchALPN && !dialed && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.serveFetch(tc, t, key)
+		return "", false
+	}
 	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
 		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
 		n.c.refused.Add(1)
@@ -350,14 +356,14 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 	switch {
 	case n.closed:
 		refuse = "closing"
-	case member && n.gate.barred(s.penaltyKey(true), time.Now()):
+	case member && n.gate.barred(s.penaltyKey(true), n.gateClock.Now()):
 		refuse = "member in backoff after breaking a rule"
 	case member && !dialed && !t.member():
 		refuse = fmt.Sprintf("more than %d member connections", maxMemberConns)
 	case !member && dialed:
 		refuse = "not a member"
 	case !member:
-		refuse = t.outsider(time.Now())
+		refuse = t.outsider(n.gateClock.Now())
 	}
 	if refuse != "" {
 		n.mu.Unlock()
@@ -505,7 +511,7 @@ func (n *Node) violation(s *session, reason string) {
 		n.mu.Lock()
 		_, restricted := n.restricted[s]
 		n.mu.Unlock()
-		n.gate.penalize(s.penaltyKey(!restricted), time.Now()) // before the peer sees the close
+		n.gate.penalize(s.penaltyKey(!restricted), n.gateClock.Now()) // before the peer sees the close
 	}
 	n.closeFor(s, reason)
 }

@@ -18,7 +18,6 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
-	"github.com/furudesk/furudesk/library"
 )
 
 // ctlSocketName is the unix socket of the running instance inside its data
@@ -343,12 +342,16 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		}
 		return ctlMessage("Demo tracks written to " + filepath.Join(a.DataDir(), "demo") + " and added to the library"), nil
 	case "tracks":
-		return ctlTracksOf(a.Tracks())
+		return ctlTracksOf(a.Library())
 	case "search":
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: search WORDS")
 		}
-		return ctlTracksOf(a.Search(strings.Join(req.Args, " "), 100))
+		return ctlTracksOf(a.SearchLibrary(strings.Join(req.Args, " "), 100))
+	case "cache":
+		return ctlCache(a, req)
+	case "upload-limit":
+		return ctlUploadLimit(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
 	}
@@ -445,18 +448,33 @@ type ctlTrack struct {
 	Size        int64     `json:"size"`
 	ModTime     time.Time `json:"mod_time"`
 	Cover       string    `json:"cover,omitempty"`
+	// Where the track is: a file of this device (local), the devices
+	// whose libraries have it (holders, this one included when local), a
+	// copy fetched before (cached), and whether it plays now.
+	Local    bool              `json:"local"`
+	Holders  []engine.DeviceID `json:"holders"`
+	Cached   bool              `json:"cached,omitempty"`
+	Playable bool              `json:"playable"`
+	Where    string            `json:"where"`
 }
 
-func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
+func ctlTracksOf(ts []app.LibraryTrack, err error) ([]ctlTrack, error) {
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ctlTrack, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
+		c := ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
 			Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
 			Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
-			ModTime: t.ModTime, Cover: t.Cover})
+			Cover: t.Cover, Local: t.Local, Holders: t.Holders, Cached: t.Cached, Playable: t.Playable, Where: t.Where}
+		if t.Local {
+			c.ModTime = t.ModTime
+		}
+		if c.Holders == nil {
+			c.Holders = []engine.DeviceID{}
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -495,6 +513,10 @@ Commands:
   config get | config set JSON
   replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
   scan | demo | tracks | search WORDS...
+                              (the union of the group's libraries: each track says whether
+                              it is local, which devices hold it and whether it plays now)
+  cache [limit MB | clear]    tracks fetched from other devices: usage, size limit, empty it
+  upload-limit [KB/s | 0]     what this device sends to the others per second (0: no limit)
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID
   playlist add ID TRACK... | remove ID INDEX | move ID FROM TO

@@ -565,3 +565,20 @@ func (c *cluster) renderers(nodes []*node) []*node {
 	}
 	return out
 }
+
+// longestSilence is the longest stretch without an audible frame in
+// [from, to] of r's recording.
+func longestSilence(r *recorder, from, to time.Time) time.Duration {
+	x, _, frameAt := r.snapshot()
+	a, b := frameAt(from), min(frameAt(to), len(x))
+	longest, run := 0, 0
+	for i := a; i < b; i++ {
+		if x[i] > soundThr || x[i] < -soundThr {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return time.Duration(longest) * time.Second / rate
+}
