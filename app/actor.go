@@ -90,6 +90,7 @@ type actor struct {
 	noticeID uint64
 	folders  []string
 	libRun   libraryRun
+	strm     streamState // tracks of other devices (stream.go)
 
 	// outputNotice is the ID of the "no sound device" notice shown, 0 when
 	// none: it is withdrawn when the output works again.

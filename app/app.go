@@ -17,6 +17,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/storage"
 )
@@ -76,6 +77,10 @@ type Deps struct {
 	Transport Transport
 	Library   Library
 	OpLog     OpLog
+	// GroupLib is the group library: the union of the group's libraries,
+	// and the tracks this device lacks fetched from the devices that have
+	// them. nil: this device plays its own files only.
+	GroupLib GroupLibrary
 }
 
 // Invite is a pairing code for another device to join this group.
@@ -105,6 +110,7 @@ type App struct {
 	// collection is the group's playlists, likes and history; nil without
 	// an OpLog.
 	collection *collection
+	gl         GroupLibrary // nil: none
 }
 
 type monoClock struct{ start time.Time }
@@ -141,6 +147,7 @@ func New(opts Options, deps Deps) (*App, error) {
 		tr:    deps.Transport,
 		store: deps.Store,
 		opts:  opts,
+		gl:    deps.GroupLib,
 	}
 	if deps.OpLog == nil {
 		deps.OpLog, _ = deps.Transport.(OpLog)
@@ -169,6 +176,9 @@ func New(opts Options, deps Deps) (*App, error) {
 	}()
 	if c := a.collection; c != nil {
 		go c.run(a.quit, func() { a.post(refreshIntent{}) })
+	}
+	if a.gl != nil {
+		a.gl.OnChange(func(c grouplib.Change) { a.post(groupLibChanged{c}) })
 	}
 	return a, nil
 }
@@ -306,12 +316,17 @@ func (a *App) entries(ids []string) ([]Entry, error) {
 }
 
 // entryByID is the queue entry of a content id: from this device's
-// library, else, while another device owns the output, from the shared
-// queue or as the bare id: the owner plays it from its own library (and
-// says so when it lacks it too).
+// library, else from the group's (another device has it), else, while
+// another device owns the output, from the shared queue or as the bare
+// id: the owner plays it if it can (and says so when it cannot).
 func (a *App) entryByID(id string) (Entry, error) {
 	if t, err := a.store.TrackByContentID(id); err == nil {
 		return EntryOf(t), nil
+	}
+	if a.gl != nil {
+		if e, ok := a.gl.Entry(id); ok {
+			return EntryOf(e.Track()), nil // another device of the group has it
+		}
 	}
 	st := a.Status()
 	if st.Owner == "" || st.Owner == st.DeviceID || !validContentID(id) {
@@ -588,6 +603,14 @@ func (a *App) Revoke(device engine.DeviceID) error {
 	return err
 }
 
+// Leave takes this device out of its group: the others remove it, and it
+// is a group of its own (devicesync.Node.Leave).
+func (a *App) Leave() error {
+	err := a.tr.Leave()
+	a.post(refreshIntent{})
+	return err
+}
+
 // SetDeviceName renames this device.
 func (a *App) SetDeviceName(name string) error {
 	name = strings.TrimSpace(name)
@@ -617,12 +640,31 @@ func (a *App) SetPassive(on bool) error {
 	return a.call(passiveIntent{on: on, reply: r}, r)
 }
 
-// Tracks returns the whole catalog.
-func (a *App) Tracks() ([]library.Track, error) { return a.store.Tracks() }
+// Tracks returns the union of the group's libraries (Library), without
+// the places: tracks only other devices have come without a Path.
+func (a *App) Tracks() ([]library.Track, error) {
+	ts, err := a.Library()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]library.Track, len(ts))
+	for i, t := range ts {
+		out[i] = t.Track
+	}
+	return out, nil
+}
 
-// Search finds tracks matching query.
+// Search finds tracks of the union matching query (SearchLibrary).
 func (a *App) Search(query string, limit int) ([]library.Track, error) {
-	return a.store.Search(query, limit)
+	ts, err := a.SearchLibrary(query, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]library.Track, len(ts))
+	for i, t := range ts {
+		out[i] = t.Track
+	}
+	return out, nil
 }
 
 // Folders returns the music folders.

@@ -17,12 +17,24 @@ const MaxCoverBytes = 16 << 20
 var ErrNoCover = errors.New("app: no cover art")
 
 // Cover returns the cover image of a track: embedded in its tags or a file
-// beside it. A recording on several albums has one content id: prefer
-// AlbumCover where the album is known.
+// beside it, or, for a track only other devices have, fetched from one of
+// them (small) and kept. A recording on several albums has one content id:
+// prefer AlbumCover where the album is known.
 func (a *App) Cover(contentID string) ([]byte, error) {
-	t, err := a.store.TrackByContentID(contentID)
+	b, err := localCover(a.store, contentID)
+	if errors.Is(err, errNotLocal) {
+		return a.remoteCover(contentID)
+	}
+	return b, err
+}
+
+var errNotLocal = errors.New("app: track not in this device's library")
+
+// localCover is the cover of one of this device's tracks.
+func localCover(s Store, contentID string) ([]byte, error) {
+	t, err := s.TrackByContentID(contentID)
 	if err != nil {
-		return nil, fmt.Errorf("app: track %s is not in this device's library", contentID)
+		return nil, fmt.Errorf("%w: %s", errNotLocal, contentID)
 	}
 	return readCover(t)
 }

@@ -68,6 +68,7 @@ type Transport interface {
 	Accept(id string, joinTheirs bool) error
 	Deny(id string) error
 	Revoke(id engine.DeviceID) error
+	Leave() error
 }
 
 // Library scans music folders into the catalog and watches them. Both run

@@ -42,12 +42,18 @@ func (a *actor) publishStatus() {
 		Repeat:         a.st.Repeat,
 		Scan:           a.libRun.scan,
 		LibraryVersion: a.libRun.version,
+		PlacesVersion:  a.strm.places,
 		Folders:        slices.Clone(a.folders),
 		Notices:        slices.Clone(a.notices),
 	}
 	if a.st.Notice != nil {
 		s.OwnerNotice = a.st.Notice.Text
 	}
+	if gl := a.app.gl; gl != nil {
+		s.LibraryVersion += gl.Version()
+		a.noteLibrary()
+	}
+	a.statusSource(&s)
 	if a.out != nil {
 		r := a.out.Report()
 		s.Output = engine.Output{Available: r.Available, Playing: r.Playing}
@@ -77,8 +83,11 @@ func (a *actor) publishStatus() {
 	s.PlaylistsVersion = a.app.collection.Version()
 	a.lastDevices = a.tr.Devices()
 	for _, d := range a.lastDevices {
-		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
+		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
+		if ds.Self {
+			s.Fingerprint = d.Fingerprint
+		}
 		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {
 			ds.Name = a.name
@@ -90,7 +99,7 @@ func (a *actor) publishStatus() {
 	}
 	for _, p := range a.tr.Pending() {
 		s.Pairing = append(s.Pairing, PairingRequest{ID: p.ID, DeviceID: p.DeviceID, Name: p.Name,
-			GroupConflict: p.GroupConflict})
+			Fingerprint: p.Fingerprint, GroupConflict: p.GroupConflict})
 	}
 	a.app.setStatus(s)
 }

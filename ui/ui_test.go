@@ -517,6 +517,26 @@ func TestPairingRequests(t *testing.T) {
 	h.wantCalls("Accept(r1,false)", "Accept(r2,true)", "Accept(r2,false)", "Deny(r2)")
 }
 
+// A request shows the requester's key fingerprint, and the Join dialog
+// shows this device's own, the one the other device will show: the user
+// tells a real device from a look-alike of the same name.
+func TestPairingShowsFingerprints(t *testing.T) {
+	h := newHarness(t, 3)
+	h.apply(func(st *app.Status) {
+		st.Fingerprint = "1111-2222-3333-4444"
+		st.Pairing = []app.PairingRequest{{ID: "r1", DeviceID: "dev-k", Name: "Kitchen", Fingerprint: "3f9a-1c07-b2e4-5d18"}}
+	})
+	if len(find(h.u.devices.requests, func(l *widgetLabel) bool { return strings.Contains(l.Text, "3f9a-1c07-b2e4-5d18") })) != 1 {
+		t.Fatal("the request does not show the requester's fingerprint")
+	}
+	h.u.showPage(PageDevices)
+	test.Tap(button(t, h.u.devices.view, "Join another device's group"))
+	top := h.u.win.Canvas().Overlays().Top()
+	if top == nil || len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "1111-2222-3333-4444") })) != 1 {
+		t.Fatal("the Join dialog does not show this device's fingerprint")
+	}
+}
+
 func TestInviteShowsCodeCopyAndExpiry(t *testing.T) {
 	h := newHarness(t, 3)
 	h.clock.t = time.Date(2025, 1, 1, 12, 0, 30, 0, time.UTC)

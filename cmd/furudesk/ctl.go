@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,6 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
-	"github.com/furudesk/furudesk/library"
 )
 
 // ctlSocketName is the unix socket of the running instance inside its data
@@ -64,6 +64,12 @@ func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
 	}
+	// Whatever the umask: only this user may connect (the data dir is
+	// private too, and each caller's uid is checked).
+	if err := os.Chmod(path, 0o600); err != nil && runtime.GOOS != "windows" {
+		_ = ln.Close()
+		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
+	}
 	s := &ctlServer{path: path, ln: ln, app: a}
 	s.wg.Add(1)
 	go s.serve()
@@ -102,7 +108,11 @@ func (s *ctlServer) handle(c net.Conn) {
 	if err != nil && len(line) == 0 {
 		return
 	}
-	if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
+	// The request is read first, so that the caller, done writing, reads
+	// the refusal.
+	if err := checkCtlPeer(c); err != nil {
+		resp.Error = err.Error()
+	} else if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
 		resp.Error = "malformed request"
 	} else if v, err := s.exec(req); err != nil {
 		resp.Error = app.UserMessage(err)
@@ -256,7 +266,9 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err := a.Pair(req.Args[0]); err != nil {
 			return nil, err
 		}
-		return ctlMessage("Pairing request sent: accept it on the other device"), nil
+		st := a.Status()
+		return ctlMessage("Pairing request sent as " + st.DeviceName + ", fingerprint " + st.Fingerprint +
+			": accept it on the other device if it shows this fingerprint next to the request"), nil
 	case "pairing":
 		p := a.Status().Pairing
 		if p == nil {
@@ -277,6 +289,14 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return nil, err
 		}
 		return ctlMessage("Accepted: " + name + " joins the group"), nil
+	case "leave":
+		if err := needArgs(req, 0, "(no arguments)"); err != nil {
+			return nil, err
+		}
+		if err := a.Leave(); err != nil {
+			return nil, err
+		}
+		return ctlMessage("This device left its group; the other devices remove it"), nil
 	case "deny":
 		if err := needArgs(req, 1, "REQUEST_ID"); err != nil {
 			return nil, err
@@ -345,12 +365,16 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		}
 		return ctlMessage("Demo tracks written to " + filepath.Join(a.DataDir(), "demo") + " and added to the library"), nil
 	case "tracks":
-		return ctlTracksOf(a.Tracks())
+		return ctlTracksOf(a.Library())
 	case "search":
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: search WORDS")
 		}
-		return ctlTracksOf(a.Search(strings.Join(req.Args, " "), 100))
+		return ctlTracksOf(a.SearchLibrary(strings.Join(req.Args, " "), 100))
+	case "cache":
+		return ctlCache(a, req)
+	case "upload-limit":
+		return ctlUploadLimit(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
 	}
@@ -447,18 +471,33 @@ type ctlTrack struct {
 	Size        int64     `json:"size"`
 	ModTime     time.Time `json:"mod_time"`
 	Cover       string    `json:"cover,omitempty"`
+	// Where the track is: a file of this device (local), the devices
+	// whose libraries have it (holders, this one included when local), a
+	// copy fetched before (cached), and whether it plays now.
+	Local    bool              `json:"local"`
+	Holders  []engine.DeviceID `json:"holders"`
+	Cached   bool              `json:"cached,omitempty"`
+	Playable bool              `json:"playable"`
+	Where    string            `json:"where"`
 }
 
-func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
+func ctlTracksOf(ts []app.LibraryTrack, err error) ([]ctlTrack, error) {
 	if err != nil {
 		return nil, err
 	}
 	out := make([]ctlTrack, 0, len(ts))
 	for _, t := range ts {
-		out = append(out, ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
+		c := ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
 			Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
 			Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
-			ModTime: t.ModTime, Cover: t.Cover})
+			Cover: t.Cover, Local: t.Local, Holders: t.Holders, Cached: t.Cached, Playable: t.Playable, Where: t.Where}
+		if t.Local {
+			c.ModTime = t.ModTime
+		}
+		if c.Holders == nil {
+			c.Holders = []engine.DeviceID{}
+		}
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -522,10 +561,16 @@ Commands:
   remove INDEX...             remove these tracks from the queue
   devices | transfer DEVICE_ID|NAME
   invite | pair CODE | pairing | accept REQUEST_ID [--join-theirs] | deny REQUEST_ID
-  revoke DEVICE_ID | name NAME | passive on|off
+                              (pairing lists each request's key fingerprint: accept only
+                              if the other device shows the same one as its own)
+  revoke DEVICE_ID | leave | name NAME | passive on|off
   config get | config set JSON
   replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
   scan | demo | tracks | search WORDS...
+                              (the union of the group's libraries: each track says whether
+                              it is local, which devices hold it and whether it plays now)
+  cache [limit MB | clear]    tracks fetched from other devices: usage, size limit, empty it
+  upload-limit [KB/s | 0]     what this device sends to the others per second (0: no limit)
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID
   playlist add ID TRACK... | remove ID INDEX | move ID FROM TO

@@ -54,6 +54,7 @@ func (t *ctlTransport) Pending() []devicesync.PairingRequest { return nil }
 func (t *ctlTransport) Accept(string, bool) error            { return nil }
 func (t *ctlTransport) Deny(string) error                    { return nil }
 func (t *ctlTransport) Revoke(engine.DeviceID) error         { return nil }
+func (t *ctlTransport) Leave() error                         { return devicesync.ErrAlone }
 
 // ctlRig is an in-process device (real storage, no audio output) behind
 // a real ctl socket.
