@@ -168,7 +168,7 @@ func (i nameIntent) handle(a *actor) {
 	a.answer(i.reply, err)
 }
 func (i folderIntent) handle(a *actor) { a.answer(i.reply, a.folder(i.path, i.add)) }
-func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.startScan()) }
+func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.userScan()) }
 func (i noticeIntent) handle(a *actor) {
 	if i.text == joinedText && a.joined {
 		a.joined = false // the group change said it already

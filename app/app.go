@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -436,6 +437,52 @@ func (a *App) JumpTo(index int) error { return a.control(Control{Op: OpJump, Ind
 // RemoveFromQueue removes the queue's track at index.
 func (a *App) RemoveFromQueue(index int) error {
 	return a.control(Control{Op: OpRemove, Index: index})
+}
+
+// MoveInQueue moves the queue entries at indexes (counting from 0, as in
+// Status.Queue) so that they play one after the other from place to of
+// the play order (Status.Order while shuffled, the queue's order
+// otherwise). ids, when not nil, are the entries' content ids: the owner
+// refuses the move (ErrQueueChanged) when another device changed the
+// queue in between. Without shuffle the queue is reordered; with shuffle
+// only the play order changes.
+func (a *App) MoveInQueue(indexes []int, ids []string, to int) error {
+	return a.control(Control{Op: OpMove, Indexes: slices.Clone(indexes), IDs: slices.Clone(ids), Index: to})
+}
+
+// RemoveQueueEntries removes the queue entries at indexes; ids as for
+// MoveInQueue. Removing the current track plays on with the next one that
+// stays.
+func (a *App) RemoveQueueEntries(indexes []int, ids []string) error {
+	return a.control(Control{Op: OpRemove, Indexes: slices.Clone(indexes), IDs: slices.Clone(ids)})
+}
+
+// SavedQueue is a queue as it was, to be put back (RestoreQueue): its
+// items, play order (while shuffled), current entry, position and whether
+// it played.
+type SavedQueue struct {
+	Items      []QueueItem
+	Order      []int
+	Index      int
+	PositionMS int64
+	Playing    bool
+}
+
+// SaveQueue is st's queue as RestoreQueue puts it back.
+func SaveQueue(st Status) SavedQueue {
+	return SavedQueue{Items: slices.Clone(st.Queue), Order: slices.Clone(st.Order), Index: st.Index,
+		PositionMS: st.PositionMS, Playing: st.Playing}
+}
+
+// RestoreQueue replaces the queue with q (the undo of a removal or a
+// clear). A track that plays now and is q's current one plays on.
+func (a *App) RestoreQueue(q SavedQueue) error {
+	es := make([]Entry, len(q.Items))
+	for i, it := range q.Items {
+		es[i] = Entry{ContentID: it.ContentID, Title: it.Title, Artists: it.Artists, Album: it.Album, DurationMS: it.DurationMS}
+	}
+	return a.control(Control{Op: OpRestore, Entries: es, Order: slices.Clone(q.Order), Index: q.Index,
+		PosMS: q.PositionMS, On: q.Playing})
 }
 
 // ClearQueue empties the queue and stops.

@@ -30,6 +30,7 @@ type Store interface {
 	SetLibraryFolders(folders []string) error
 	DeleteTracksUnder(folder string) (int64, error)
 	TrackByContentID(id string) (library.Track, error)
+	AlbumCoverTrack(artist, title string) (library.Track, error)
 	Tracks() ([]library.Track, error)
 	Search(query string, limit int) ([]library.Track, error)
 }

@@ -179,6 +179,16 @@ func (s *fakeStore) TrackByContentID(id string) (library.Track, error) {
 	}
 	return t, nil
 }
+func (s *fakeStore) AlbumCoverTrack(artist, title string) (library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tracks {
+		if t.Cover != "" && t.Album == title && t.AlbumArtistOrFirst() == artist {
+			return t, nil
+		}
+	}
+	return library.Track{}, storage.ErrNotFound
+}
 func (s *fakeStore) Tracks() ([]library.Track, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

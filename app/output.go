@@ -56,6 +56,12 @@ func (a *actor) plan(tx *txn) func() {
 	st := a.st.clone()
 	fence := tx.fence
 	return func() {
+		// The queue edit this transition made moved the entries the
+		// output plays and prepared: they keep playing at their new
+		// indexes.
+		if ch.reindex != nil {
+			a.curIdx, a.nextIdx = remapIndex(ch.reindex, a.curIdx), remapIndex(ch.reindex, a.nextIdx)
+		}
 		// Rechecked right before the effect reaches the output.
 		if !a.e.MayRender() {
 			a.stopAudio()
@@ -99,6 +105,15 @@ func (a *actor) plan(tx *txn) func() {
 		}
 		a.syncPrepared(st)
 	}
+}
+
+// remapIndex is where queue index i went in an edit (-1: removed, or not
+// an index).
+func remapIndex(reindex []int, i int) int {
+	if i < 0 || i >= len(reindex) {
+		return -1
+	}
+	return reindex[i]
 }
 
 func (a *actor) playEntry(st PlayerState, e Entry) {

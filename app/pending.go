@@ -177,6 +177,10 @@ func controlName(op string) string {
 		return "shuffle change"
 	case OpRepeat:
 		return "repeat change"
+	case OpMove:
+		return "move in the queue"
+	case OpRestore:
+		return "undo"
 	}
 	return "control"
 }

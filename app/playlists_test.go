@@ -339,6 +339,10 @@ func TestListenCountsOnceWhenHalfHeard(t *testing.T) {
 	if h, _ := a.History(1); h[0].ContentID != "b3:aa" || h[0].LastPlayedMS == 0 {
 		t.Fatalf("history %+v", h)
 	}
+	// The Plays column of the track lists.
+	if pc, err := a.PlayCounts(); err != nil || len(pc) != 1 || pc["b3:aa"].Plays != 2 || pc["b3:aa"].LastMS == 0 {
+		t.Fatalf("play counts %+v, %v", pc, err)
+	}
 }
 
 func TestPlayPlaylistReplacesOrAppends(t *testing.T) {

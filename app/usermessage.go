@@ -24,6 +24,7 @@ var (
 	ErrNotInLibrary = errors.New("app: not in the library")
 	ErrUnreadable   = errors.New("app: the file could not be read")
 	ErrBadArgument  = errors.New("app: invalid argument")
+	ErrQueueChanged = errors.New("app: the queue changed")
 )
 
 // userError is a sentinel with the sentence a user reads.

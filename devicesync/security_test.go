@@ -168,7 +168,10 @@ func TestMemberInputIsCheckedPerMessage(t *testing.T) {
 	// not come straight back.
 	refused := a.Counters().Refused
 	if p, err := dialRaw(t, a.Addr().String(), bKey); err == nil && !p.closedByPeer() {
-		t.Fatal("b reconnected at once after breaking a rule")
+		a.gate.mu.Lock()
+		pen := a.gate.penalties["dev:"+string(bID)]
+		a.gate.mu.Unlock()
+		t.Fatalf("b reconnected at once after breaking a rule (its penalty %+v, counters %+v)", pen, a.Counters())
 	}
 	a.waitUntil("b's reconnection refused", func() bool { return a.Counters().Refused > refused })
 

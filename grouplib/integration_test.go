@@ -199,9 +199,11 @@ func (d *device) add(ts ...library.Track) {
 func TestRevokedDeviceGetsNothing(t *testing.T) {
 	a, b := startDevice(t, "A", nil), startDevice(t, "B", nil)
 	b.join(a)
-	tr := writeTrack(t, a.dir, 4<<20, 1)
-	a.add(tr)
-	waitFor(t, "B lists A's track", func() bool { return len(b.lib.Locate(tr.ContentID).Online) == 1 })
+	tr, other := writeTrack(t, a.dir, 4<<20, 1), writeTrack(t, a.dir, 1<<20, 2)
+	a.add(tr, other)
+	waitFor(t, "B lists A's tracks", func() bool {
+		return len(b.lib.Locate(tr.ContentID).Online) == 1 && len(b.lib.Locate(other.ContentID).Online) == 1
+	})
 	r, _, err := b.lib.Open(tr.ContentID)
 	if err != nil {
 		t.Fatal(err)
@@ -210,16 +212,18 @@ func TestRevokedDeviceGetsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = r.Close()
+	// The download goes on without a reader until the file is whole.
+	waitFor(t, "B's copy cached", func() bool { return b.lib.Locate(tr.ContentID).Cached })
 	served := a.lib.Counters().ServedBytes
 	if err := a.node.Revoke(b.node.ID()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "B forgets A's catalog", func() bool { _, ok := b.lib.Entry(tr.ContentID); return !ok })
+	waitFor(t, "B forgets A's catalog", func() bool { _, ok := b.lib.Entry(other.ContentID); return !ok })
 	if _, err := b.node.DialFetch(context.Background(), a.node.ID()); !errors.Is(err, devicesync.ErrUnknownDevice) {
 		t.Fatalf("a revoked device opened a fetch connection: %v", err)
 	}
-	if _, _, err := b.lib.Open(tr.ContentID); !errors.Is(err, grouplib.ErrUnavailable) {
-		t.Fatalf("Open after the revocation: %v", err)
+	if _, _, err := b.lib.Open(other.ContentID); !errors.Is(err, grouplib.ErrUnavailable) {
+		t.Fatalf("Open of a track B never had, after the revocation: %v", err)
 	}
 	if got := a.lib.Counters().ServedBytes; got != served {
 		t.Fatalf("A served %d more bytes after revoking B", got-served)

@@ -5,14 +5,15 @@
 #
 #   scripts/install-deps.sh          build + run (cgo: GL, X11, ALSA, FFmpeg's libraries)
 #   scripts/install-deps.sh --test   also what the tests use (Xvfb, PulseAudio,
-#                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl)
+#                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl,
+#                                    a window manager and xdotool to drive it)
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
-  libasound2-plugins sox ffmpeg dbus playerctl)
+  libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
 
 pkgs=("${build_pkgs[@]}")
 if [ "${1:-}" = "--test" ]; then

@@ -104,17 +104,6 @@ func validateTrack(t library.Track) error {
 	return nil
 }
 
-// sortArtist is the artist a track is listed and grouped under.
-func sortArtist(t library.Track) string {
-	if t.AlbumArtist != "" {
-		return t.AlbumArtist
-	}
-	if len(t.Artists) > 0 {
-		return t.Artists[0]
-	}
-	return ""
-}
-
 // PutTracks inserts or updates tracks by path in one transaction and
 // forgets any rejected-file entry for those paths. A track's row id (and
 // so its search entry) survives updates.
@@ -174,7 +163,7 @@ RETURNING id`)
 			var id int64
 			tg, tp, ag, ap := gainColumns(t.Gain)
 			if err := up.QueryRow(t.Path, t.ContentID, t.Size, t.ModTime.UnixNano(), t.Format, t.Title, string(aj),
-				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, sortArtist(t), t.TrackNo, t.DiscNo, t.Year,
+				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, t.AlbumArtistOrFirst(), t.TrackNo, t.DiscNo, t.Year,
 				t.Genre, int64(t.Duration), t.Cover, library.SearchText(t), tg, tp, ag, ap).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
@@ -283,7 +272,7 @@ func (s *Store) MoveTrack(oldPath, newPath string) error {
 
 const trackColumns = `t.path, t.content_id, t.size, t.mtime_ns, t.format, t.title, t.artists, t.album, t.album_artist,
 	t.track_no, t.disc_no, t.year, t.genre, t.duration_ns, t.cover, t.rg_track_gain, t.rg_track_peak, t.rg_album_gain,
-	t.rg_album_peak`
+	t.rg_album_peak, t.added_at_ms`
 
 // gainColumns are the ReplayGain columns of g: NULL where the tags do not
 // say.
@@ -321,12 +310,16 @@ func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) 
 		var mtime, dur int64
 		var artists string
 		var tg, tp, ag, ap sql.NullFloat64
+		var added int64
 		if err := rows.Scan(&t.Path, &t.ContentID, &t.Size, &mtime, &t.Format, &t.Title, &artists, &t.Album,
-			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap); err != nil {
+			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap, &added); err != nil {
 			return nil, fmt.Errorf("storage: read tracks: %w", err)
 		}
 		t.Gain = gainOf(tg, tp, ag, ap)
 		t.ModTime = time.Unix(0, mtime)
+		if added > 0 {
+			t.Added = time.UnixMilli(added)
+		}
 		t.Duration = time.Duration(dur)
 		if err := json.Unmarshal([]byte(artists), &t.Artists); err != nil {
 			return nil, fmt.Errorf("storage: read track %s artists: %w", t.Path, err)
@@ -379,6 +372,25 @@ func (s *Store) TrackByContentID(id string) (library.Track, error) {
 	}
 	if len(ts) == 0 {
 		return library.Track{}, fmt.Errorf("%w: content id %s", ErrNotFound, id)
+	}
+	return ts[0], nil
+}
+
+// AlbumCoverTrack returns the track whose cover art stands for the album
+// of artist (album artist, else first artist) and title, compared without
+// regard to ASCII case as albums are grouped: the first with a picture
+// file beside it (a folder's cover.jpg), else the first with a picture in
+// its tags, by disc and track number. ErrNotFound when no track of the
+// album has a cover.
+func (s *Store) AlbumCoverTrack(artist, title string) (library.Track, error) {
+	ts, err := s.queryTracks(`SELECT `+trackColumns+` FROM tracks AS t
+WHERE t.sort_artist = ? COLLATE NOCASE AND t.album = ? COLLATE NOCASE AND t.cover != ''
+ORDER BY t.cover = ?, t.disc_no, t.track_no, t.path LIMIT 1`, artist, title, library.CoverEmbedded)
+	if err != nil {
+		return library.Track{}, err
+	}
+	if len(ts) == 0 {
+		return library.Track{}, fmt.Errorf("%w: cover of album %q by %q", ErrNotFound, title, artist)
 	}
 	return ts[0], nil
 }

@@ -8,9 +8,13 @@ import (
 	_ "image/gif"  // cover art decoders
 	_ "image/jpeg" // cover art decoders
 	_ "image/png"  // cover art decoders
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 // Limits of the cover cache: covers are decoded and shrunk off the UI
@@ -51,7 +55,8 @@ func newCoverCache(b Backend, spawn func(func()), max int) *coverCache {
 		entries: map[string]*list.Element{}, waiting: map[string][]func(image.Image){}}
 }
 
-// get returns the cover of contentID if it is cached. Otherwise it queues a
+// get returns the cover of contentID (or of an album: a library.AlbumID)
+// if it is cached. Otherwise it queues a
 // load and calls done (on the UI goroutine) when a cover arrives; done is
 // not called when there is none.
 func (c *coverCache) get(contentID string, done func(image.Image)) (image.Image, bool) {
@@ -111,7 +116,11 @@ func (c *coverCache) work() {
 		c.mu.Unlock()
 
 		var img image.Image
-		if data, err := c.b.Cover(id); err == nil {
+		fetch := c.b.Cover
+		if strings.HasPrefix(id, library.AlbumIDPrefix) {
+			fetch = c.b.AlbumCover
+		}
+		if data, err := fetch(id); err == nil {
 			img = decodeCover(data)
 		}
 		fyne.Do(func() { c.store(id, img) })
@@ -137,6 +146,31 @@ func (c *coverCache) store(id string, img image.Image) {
 	for _, w := range ws {
 		w(img)
 	}
+}
+
+// coverView shows the cover of a key (a content id or an album id) in an
+// image: a cached cover at once, else none until it has loaded, unless
+// another key was shown meanwhile.
+type coverView struct {
+	img *canvas.Image
+	key string
+	set bool
+}
+
+// show shows the cover of key from the cache c.
+func (v *coverView) show(c *coverCache, key string) {
+	if v.set && key == v.key {
+		return
+	}
+	v.key, v.set = key, true
+	img, _ := c.get(key, func(img image.Image) {
+		if v.key == key {
+			v.img.Image = img
+			v.img.Refresh()
+		}
+	})
+	v.img.Image = img
+	v.img.Refresh()
 }
 
 // decodeCover decodes image bytes and shrinks them to at most

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,7 +214,29 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return nil, a.ClearQueue()
 	case "queue":
 		st := a.Status()
-		return map[string]any{"index": st.Index, "queue": st.Queue, "playing": st.Playing, "position_ms": st.PositionMS}, nil
+		q := map[string]any{"index": st.Index, "queue": st.Queue, "playing": st.Playing, "position_ms": st.PositionMS}
+		if st.Shuffle {
+			q["order"] = st.Order
+		}
+		return q, nil
+	case "move":
+		if err := needArgs(req, 2, "FROM TO"); err != nil {
+			return nil, err
+		}
+		ix, err := queueIndexes(req.Cmd, req.Args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, moveInQueue(a, ix[0], ix[1])
+	case "remove":
+		if len(req.Args) == 0 {
+			return nil, errors.New("usage: remove INDEX... (queue indexes, from 0 as in queue)")
+		}
+		ix, err := queueIndexes(req.Cmd, req.Args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, a.RemoveQueueEntries(ix, nil)
 	case "enqueue":
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: enqueue ID|PATH (one or more)")
@@ -496,6 +519,35 @@ func resolveAll(a *app.App, args []string) ([]app.Entry, error) {
 	return es, nil
 }
 
+// queueIndexes reads queue indexes, counting from 0 as `queue` lists them.
+func queueIndexes(cmd string, args []string) ([]int, error) {
+	out := make([]int, 0, len(args))
+	for _, s := range args {
+		i, err := strconv.Atoi(s)
+		if err != nil || i < 0 {
+			return nil, fmt.Errorf("%s takes queue indexes, counting from 0 like the index of `queue`, not %q", cmd, s)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// moveInQueue moves the queue's entry at index from to where the entry at
+// index to plays (with shuffle on, the play order is what changes). The
+// entry's content id goes along, so a queue changed in between is not
+// edited by mistake.
+func moveInQueue(a *app.App, from, to int) error {
+	st := a.Status()
+	if from >= len(st.Queue) || to >= len(st.Queue) {
+		return a.MoveInQueue([]int{max(from, to)}, nil, 0) // the app names the range
+	}
+	place := to
+	if st.Shuffle {
+		place = slices.Index(st.Order, to)
+	}
+	return a.MoveInQueue([]int{from}, []string{st.Queue[from].ContentID}, place)
+}
+
 const ctlUsage = `Usage: furudesk ctl --data-dir DIR <command> [args]
 
 Commands:
@@ -505,6 +557,8 @@ Commands:
   seek MS | volume 0..100 | repeat off|all|one | shuffle on|off
   jump INDEX                  play the queue's track at INDEX (from 0, as in queue)
   queue | enqueue ID|PATH...
+  move FROM TO                move the queue's track at FROM to where TO plays
+  remove INDEX...             remove these tracks from the queue
   devices | transfer DEVICE_ID|NAME
   invite | pair CODE | pairing | accept REQUEST_ID [--join-theirs] | deny REQUEST_ID
                               (pairing lists each request's key fingerprint: accept only

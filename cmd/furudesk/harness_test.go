@@ -306,9 +306,11 @@ type node struct {
 	env    []string
 	cmd    *exec.Cmd
 	exited chan struct{}
-	log    *syncBuf
-	id     string
-	rec    *recorder
+	// lastExit is how the process that stop ended last ended.
+	lastExit *os.ProcessState
+	log      *syncBuf
+	id       string
+	rec      *recorder
 }
 
 func freePort(t testing.TB) string {
@@ -356,6 +358,7 @@ func (n *node) stop(kill bool) {
 		_ = n.cmd.Process.Kill()
 		<-n.exited
 	}
+	n.lastExit = n.cmd.ProcessState
 	n.cmd = nil
 }
 
