@@ -90,6 +90,7 @@ type actor struct {
 	noticeID uint64
 	folders  []string
 	libRun   libraryRun
+	strm     streamState // tracks of other devices (stream.go)
 
 	// outputNotice is the ID of the "no sound device" notice shown, 0 when
 	// none: it is withdrawn when the output works again.
@@ -168,7 +169,7 @@ func (i nameIntent) handle(a *actor) {
 	a.answer(i.reply, err)
 }
 func (i folderIntent) handle(a *actor) { a.answer(i.reply, a.folder(i.path, i.add)) }
-func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.startScan()) }
+func (i scanIntent) handle(a *actor)   { a.answer(i.reply, a.userScan()) }
 func (i noticeIntent) handle(a *actor) {
 	if i.text == joinedText && a.joined {
 		a.joined = false // the group change said it already

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/storage"
 )
@@ -75,6 +77,10 @@ type Deps struct {
 	Transport Transport
 	Library   Library
 	OpLog     OpLog
+	// GroupLib is the group library: the union of the group's libraries,
+	// and the tracks this device lacks fetched from the devices that have
+	// them. nil: this device plays its own files only.
+	GroupLib GroupLibrary
 }
 
 // Invite is a pairing code for another device to join this group.
@@ -104,6 +110,7 @@ type App struct {
 	// collection is the group's playlists, likes and history; nil without
 	// an OpLog.
 	collection *collection
+	gl         GroupLibrary // nil: none
 }
 
 type monoClock struct{ start time.Time }
@@ -140,6 +147,7 @@ func New(opts Options, deps Deps) (*App, error) {
 		tr:    deps.Transport,
 		store: deps.Store,
 		opts:  opts,
+		gl:    deps.GroupLib,
 	}
 	if deps.OpLog == nil {
 		deps.OpLog, _ = deps.Transport.(OpLog)
@@ -168,6 +176,9 @@ func New(opts Options, deps Deps) (*App, error) {
 	}()
 	if c := a.collection; c != nil {
 		go c.run(a.quit, func() { a.post(refreshIntent{}) })
+	}
+	if a.gl != nil {
+		a.gl.OnChange(func(c grouplib.Change) { a.post(groupLibChanged{c}) })
 	}
 	return a, nil
 }
@@ -313,12 +324,17 @@ func (a *App) entries(ids []string) ([]Entry, error) {
 }
 
 // entryByID is the queue entry of a content id: from this device's
-// library, else, while another device owns the output, from the shared
-// queue or as the bare id: the owner plays it from its own library (and
-// says so when it lacks it too).
+// library, else from the group's (another device has it), else, while
+// another device owns the output, from the shared queue or as the bare
+// id: the owner plays it if it can (and says so when it cannot).
 func (a *App) entryByID(id string) (Entry, error) {
 	if t, err := a.store.TrackByContentID(id); err == nil {
 		return EntryOf(t), nil
+	}
+	if a.gl != nil {
+		if e, ok := a.gl.Entry(id); ok {
+			return EntryOf(e.Track()), nil // another device of the group has it
+		}
 	}
 	st := a.Status()
 	if st.Owner == "" || st.Owner == st.DeviceID || !validContentID(id) {
@@ -422,6 +438,52 @@ func (a *App) JumpTo(index int) error { return a.control(Control{Op: OpJump, Ind
 // RemoveFromQueue removes the queue's track at index.
 func (a *App) RemoveFromQueue(index int) error {
 	return a.control(Control{Op: OpRemove, Index: index})
+}
+
+// MoveInQueue moves the queue entries at indexes (counting from 0, as in
+// Status.Queue) so that they play one after the other from place to of
+// the play order (Status.Order while shuffled, the queue's order
+// otherwise). ids, when not nil, are the entries' content ids: the owner
+// refuses the move (ErrQueueChanged) when another device changed the
+// queue in between. Without shuffle the queue is reordered; with shuffle
+// only the play order changes.
+func (a *App) MoveInQueue(indexes []int, ids []string, to int) error {
+	return a.control(Control{Op: OpMove, Indexes: slices.Clone(indexes), IDs: slices.Clone(ids), Index: to})
+}
+
+// RemoveQueueEntries removes the queue entries at indexes; ids as for
+// MoveInQueue. Removing the current track plays on with the next one that
+// stays.
+func (a *App) RemoveQueueEntries(indexes []int, ids []string) error {
+	return a.control(Control{Op: OpRemove, Indexes: slices.Clone(indexes), IDs: slices.Clone(ids)})
+}
+
+// SavedQueue is a queue as it was, to be put back (RestoreQueue): its
+// items, play order (while shuffled), current entry, position and whether
+// it played.
+type SavedQueue struct {
+	Items      []QueueItem
+	Order      []int
+	Index      int
+	PositionMS int64
+	Playing    bool
+}
+
+// SaveQueue is st's queue as RestoreQueue puts it back.
+func SaveQueue(st Status) SavedQueue {
+	return SavedQueue{Items: slices.Clone(st.Queue), Order: slices.Clone(st.Order), Index: st.Index,
+		PositionMS: st.PositionMS, Playing: st.Playing}
+}
+
+// RestoreQueue replaces the queue with q (the undo of a removal or a
+// clear). A track that plays now and is q's current one plays on.
+func (a *App) RestoreQueue(q SavedQueue) error {
+	es := make([]Entry, len(q.Items))
+	for i, it := range q.Items {
+		es[i] = Entry{ContentID: it.ContentID, Title: it.Title, Artists: it.Artists, Album: it.Album, DurationMS: it.DurationMS}
+	}
+	return a.control(Control{Op: OpRestore, Entries: es, Order: slices.Clone(q.Order), Index: q.Index,
+		PosMS: q.PositionMS, On: q.Playing})
 }
 
 // ClearQueue empties the queue and stops.
@@ -542,6 +604,14 @@ func (a *App) Revoke(device engine.DeviceID) error {
 	return err
 }
 
+// Leave takes this device out of its group: the others remove it, and it
+// is a group of its own (devicesync.Node.Leave).
+func (a *App) Leave() error {
+	err := a.tr.Leave()
+	a.post(refreshIntent{})
+	return err
+}
+
 // SetDeviceName renames this device.
 func (a *App) SetDeviceName(name string) error {
 	name = strings.TrimSpace(name)
@@ -571,18 +641,42 @@ func (a *App) SetPassive(on bool) error {
 	return a.call(passiveIntent{on: on, reply: r}, r)
 }
 
-// Tracks returns the whole catalog.
-func (a *App) Tracks() ([]library.Track, error) { return a.store.Tracks() }
-
-// EachTrack calls fn with the catalog's tracks in order, from offset, at
-// most limit of them (limit < 0: all), one at a time (storage.EachTrack).
-func (a *App) EachTrack(offset, limit int, fn func(library.Track) error) error {
-	return a.store.EachTrack(offset, limit, fn)
+// Tracks returns the union of the group's libraries in Library's order,
+// without the places: tracks only other devices have come without a
+// Path. (The window reads this: no place is worked out per track.)
+func (a *App) Tracks() ([]library.Track, error) {
+	local, err := a.store.Tracks()
+	if err != nil || a.gl == nil {
+		return local, err
+	}
+	remote := a.gl.Tracks()
+	if len(remote) == 0 {
+		return local, nil
+	}
+	have := make(map[string]bool, len(local))
+	for _, t := range local {
+		have[t.ContentID] = true
+	}
+	var rest []library.Track
+	for _, r := range remote {
+		if !have[r.ContentID] {
+			rest = append(rest, r.Entry.Track())
+		}
+	}
+	return mergeByCatalog(local, rest, func(t library.Track) library.Track { return t }), nil
 }
 
-// Search finds tracks matching query.
+// Search finds tracks of the union matching query (SearchLibrary).
 func (a *App) Search(query string, limit int) ([]library.Track, error) {
-	return a.store.Search(query, limit)
+	ts, err := a.SearchLibrary(query, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]library.Track, len(ts))
+	for i, t := range ts {
+		out[i] = t.Track
+	}
+	return out, nil
 }
 
 // Folders returns the music folders.

@@ -70,8 +70,9 @@ type collection struct {
 // collectionMsg is one message of the collection's inbox.
 type collectionMsg struct {
 	ops    *devicesync.OpsAdded
-	group  string // follow this group
-	listen *Entry // record a play of it
+	group  string          // follow this group
+	left   []devicesync.Op // ops of a group left at startup: carry them over
+	listen *Entry          // record a play of it
 	done   chan struct{}
 }
 
@@ -149,6 +150,10 @@ func (c *collection) handle(m collectionMsg) {
 		if m.group != c.group {
 			c.replayLocked()
 		}
+	case m.left != nil:
+		old := playlists.New()
+		old.Apply(toOps(m.left)...)
+		c.carryLocked(old)
 	case m.listen != nil:
 		e := m.listen
 		t := playlists.Track{ContentID: e.ContentID, Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS}
@@ -206,12 +211,18 @@ func (c *collection) switchLocked(group string, ops []devicesync.Op) {
 	c.switches += old.Version() + 1 // the version never goes back
 	c.group, c.st = group, playlists.New()
 	c.st.Apply(toOps(ops)...)
+	c.carryLocked(old)
+}
+
+// carryLocked logs, in this device's name, what old (a group's state this
+// device left) holds that the current state lacks.
+func (c *collection) carryLocked(old *playlists.State) {
 	carried := playlists.CarryOver(old, c.st, c.self)
 	if _, err := c.appendLocked(carried); err != nil {
 		c.logger.Warn("playlists: carrying into the new group", "err", err)
 	}
 	if len(carried) > 0 {
-		c.logger.Info("playlists: carried into the new group", "ops", len(carried), "group", group)
+		c.logger.Info("playlists: carried into the new group", "ops", len(carried), "group", c.group)
 	}
 }
 

@@ -35,6 +35,7 @@ type Store interface {
 	// first by path when several files share one), by content id.
 	TracksByContentIDs(ids []string) (map[string]library.Track, error)
 	TrackCount() (int, error)
+	AlbumCoverTrack(artist, title string) (library.Track, error)
 	Tracks() ([]library.Track, error)
 	EachTrack(offset, limit int, fn func(library.Track) error) error
 	Search(query string, limit int) ([]library.Track, error)
@@ -73,6 +74,7 @@ type Transport interface {
 	Accept(id string, joinTheirs bool) error
 	Deny(id string) error
 	Revoke(id engine.DeviceID) error
+	Leave() error
 }
 
 // Library scans music folders into the catalog and watches them. Both run

@@ -217,6 +217,16 @@ func (s *fakeStore) TrackByPath(p string) (library.Track, error) {
 	}
 	return library.Track{}, storage.ErrNotFound
 }
+func (s *fakeStore) AlbumCoverTrack(artist, title string) (library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tracks {
+		if t.Cover != "" && t.Album == title && t.AlbumArtistOrFirst() == artist {
+			return t, nil
+		}
+	}
+	return library.Track{}, storage.ErrNotFound
+}
 func (s *fakeStore) Tracks() ([]library.Track, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -264,6 +274,9 @@ func (o *fakeOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.at, o.started, o.playing = at, o.clock.Now(), true
 	o.next, o.path, o.gainDB = audio.Track{}, src.Path, src.GainDB
 	o.j.add(fmt.Sprintf("play %s@%d", src.ID, at.Milliseconds()))
+	if src.Open != nil {
+		opens(src) // the real output opens what it plays at once
+	}
 	return o.track
 }
 func (o *fakeOutput) PrepareNext(src audio.Source) audio.Track {
@@ -300,7 +313,7 @@ func (o *fakeOutput) end() []audio.Event {
 	switch {
 	case o.next.Seq == 0:
 		o.playing = false
-	case o.nextSrc.Open != nil:
+	case o.nextSrc.Open != nil && !opens(o.nextSrc):
 		o.track, o.playing, o.path = audio.Track{}, false, ""
 	default:
 		evs = append(evs, audio.Started{Track: o.next})
@@ -308,6 +321,16 @@ func (o *fakeOutput) end() []audio.Event {
 	o.next, o.nextSrc = audio.Track{}, audio.Source{}
 	return evs
 }
+
+// opens reports whether src opens (as the real output's stream would).
+func opens(src audio.Source) bool {
+	f, err := src.Open()
+	if err == nil {
+		_ = f.Close()
+	}
+	return err == nil
+}
+
 func (o *fakeOutput) pos() time.Duration {
 	if o.playing {
 		return o.at + o.clock.Now() - o.started
@@ -369,6 +392,7 @@ type fakeTransport struct {
 	// offline peers (presentation only, as devicesync's Online)
 	offline map[engine.DeviceID]bool
 	pairErr error // what Pair returns at once (nil: "fake")
+	pending []devicesync.PairingRequest
 }
 
 func (t *fakeTransport) setOffline(id engine.DeviceID, off bool) {
@@ -406,7 +430,7 @@ func (t *fakeTransport) SendCommand(to engine.DeviceID, s engine.CommandStamp, h
 func (t *fakeTransport) Devices() []devicesync.DeviceInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := []devicesync.DeviceInfo{{ID: t.id, Name: "self", Self: true, Online: true}}
+	out := []devicesync.DeviceInfo{{ID: t.id, Name: "self", Fingerprint: "fp-" + string(t.id), Self: true, Online: true}}
 	for _, p := range t.peers {
 		out = append(out, devicesync.DeviceInfo{ID: p, Name: string(p), Online: !t.offline[p]})
 	}
@@ -423,10 +447,15 @@ func (t *fakeTransport) Pair(context.Context, string) error {
 	}
 	return errors.New("fake")
 }
-func (t *fakeTransport) Pending() []devicesync.PairingRequest { return nil }
-func (t *fakeTransport) Accept(string, bool) error            { return nil }
-func (t *fakeTransport) Deny(string) error                    { return nil }
-func (t *fakeTransport) Revoke(engine.DeviceID) error         { return nil }
+func (t *fakeTransport) Pending() []devicesync.PairingRequest {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.pending
+}
+func (t *fakeTransport) Accept(string, bool) error    { return nil }
+func (t *fakeTransport) Deny(string) error            { return nil }
+func (t *fakeTransport) Revoke(engine.DeviceID) error { return nil }
+func (t *fakeTransport) Leave() error                 { return nil }
 
 func (t *fakeTransport) lastSnap() devicesync.SnapshotReceived {
 	t.mu.Lock()
@@ -449,7 +478,8 @@ type rig struct {
 	out   *fakeOutput
 	tr    *fakeTransport
 	ticks chan time.Time
-	lib   *fakeLibrary // nil: no library
+	lib   *fakeLibrary  // nil: no library
+	gl    *fakeGroupLib // nil: no group library
 	app   *App
 }
 
@@ -504,6 +534,9 @@ func (r *rig) startWith(opts Options, store Store) {
 	deps := Deps{Store: store, Output: r.out, Transport: r.tr}
 	if r.lib != nil {
 		deps.Library = r.lib
+	}
+	if r.gl != nil {
+		deps.GroupLib = r.gl
 	}
 	a, err := New(opts, deps)
 	if err != nil {

@@ -30,6 +30,7 @@ type libraryRun struct {
 	watchReady chan struct{} // closed once the current watcher started (or failed to)
 	scanGen    uint64
 	scanStop   context.CancelFunc
+	askedGen   uint64         // the scan the user asked for (a rescan, a folder added): its summary is always shown
 	wg         sync.WaitGroup // the helper goroutines, waited for on shutdown
 }
 
@@ -174,7 +175,11 @@ func (i scanDone) handle(a *actor) {
 	}
 	s.Found, s.Done = i.res.Found, i.res.Found
 	s.Failed = scanFailures(i.res.Problems)
-	a.notice(scanNotice(i.res, s.Failed))
+	// The scan at launch says something only when the library changed:
+	// files it cannot read are named in the sidebar, not on every launch.
+	if i.res.Added > 0 || i.res.Removed > 0 || i.gen == a.libRun.askedGen {
+		a.notice(scanNotice(i.res, s.Failed))
+	}
 }
 
 // scanFailures lists the first problems of a scan for the user.
@@ -337,6 +342,16 @@ func forwardWatch(ctx context.Context, app *App, lib Library, roots []string, ge
 			return
 		}
 	}
+}
+
+// userScan is a scan the user asked for: its summary is shown even when
+// nothing changed.
+func (a *actor) userScan() error {
+	err := a.startScan()
+	if err == nil {
+		a.libRun.askedGen = a.libRun.scanGen
+	}
+	return err
 }
 
 // startScan scans every folder on a helper goroutine, once the watcher

@@ -43,6 +43,8 @@ func (a *actor) collectionEvent(ev devicesync.Event) {
 		c.post(collectionMsg{ops: &ev})
 	case devicesync.GroupChanged:
 		c.post(collectionMsg{group: ev.Group})
+	case devicesync.GroupLeft:
+		c.post(collectionMsg{left: ev.AppOps})
 	}
 }
 

@@ -185,17 +185,3 @@ func (s *PlayerState) orderInsert(at, k int, next bool) {
 		s.Order = slices.Insert(s.Order, p, at+i)
 	}
 }
-
-// orderRemove updates the order after the queue entry at index i was
-// removed.
-func (s *PlayerState) orderRemove(i int) {
-	if !s.Shuffle {
-		return
-	}
-	s.Order = slices.DeleteFunc(s.Order, func(v int) bool { return v == i })
-	for j, v := range s.Order {
-		if v > i {
-			s.Order[j] = v - 1
-		}
-	}
-}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/furudesk/furudesk/audio"
 	"github.com/furudesk/furudesk/engine"
-	"github.com/furudesk/furudesk/library"
 )
 
 // plan decides, before the commit, what the output must do after it, so
@@ -57,6 +56,12 @@ func (a *actor) plan(tx *txn) func() {
 	st := a.st.clone()
 	fence := tx.fence
 	return func() {
+		// The queue edit this transition made moved the entries the
+		// output plays and prepared: they keep playing at their new
+		// indexes.
+		if ch.reindex != nil {
+			a.curIdx, a.nextIdx = remapIndex(ch.reindex, a.curIdx), remapIndex(ch.reindex, a.nextIdx)
+		}
 		// Rechecked right before the effect reaches the output.
 		if !a.e.MayRender() {
 			a.stopAudio()
@@ -102,13 +107,23 @@ func (a *actor) plan(tx *txn) func() {
 	}
 }
 
+// remapIndex is where queue index i went in an edit (-1: removed, or not
+// an index).
+func remapIndex(reindex []int, i int) int {
+	if i < 0 || i >= len(reindex) {
+		return -1
+	}
+	return reindex[i]
+}
+
 func (a *actor) playEntry(st PlayerState, e Entry) {
-	t, err := a.store.TrackByContentID(e.ContentID)
-	if err != nil {
+	src, kind, ok := a.sourceFor(st, st.Index)
+	if !ok {
 		a.stopAudio()
 		return
 	}
-	a.cur = a.out.Play(a.source(st, st.Index, t), time.Duration(st.PositionMS)*time.Millisecond)
+	a.cur = a.out.Play(src, time.Duration(st.PositionMS)*time.Millisecond)
+	a.strm.curSource = kind
 	a.curCID, a.curIdx, a.paused = e.ContentID, st.Index, false
 	a.curStarted, a.curEnded = false, false
 	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, "" // Play dropped it
@@ -133,12 +148,13 @@ func (a *actor) syncPrepared(st PlayerState) {
 	if a.out == nil || a.cur.Seq == 0 || !a.curStarted || a.curEnded {
 		return
 	}
+	defer a.pinPlaying()
 	i, ok := st.following()
-	var t library.Track
+	var src audio.Source
+	var kind string
 	if ok {
-		var err error
-		t, err = a.store.TrackByContentID(st.Queue[i].ContentID)
-		ok = err == nil && a.nextFailed != nextKey(st.Queue[i].ContentID, i)
+		src, kind, ok = a.sourceFor(st, i)
+		ok = ok && a.nextFailed != nextKey(st.Queue[i].ContentID, i)
 	}
 	if !ok {
 		if a.next.Seq != 0 {
@@ -151,18 +167,21 @@ func (a *actor) syncPrepared(st PlayerState) {
 	if a.next.Seq != 0 && a.nextCID == cid && a.nextIdx == i {
 		return
 	}
-	a.next = a.out.PrepareNext(a.source(st, i, t))
-	a.nextCID, a.nextIdx, a.nextPath = cid, i, t.Path
+	a.next = a.out.PrepareNext(src)
+	a.nextCID, a.nextIdx, a.nextPath = cid, i, src.Path
+	a.strm.nextSource = kind
 }
 
 // skipMissing runs when this device is about to play the current entry.
-// When it has no file for it, it moves forward in play order to the next
-// entry it has. When it has none of the remaining ones it keeps the index
-// and the position (the group's listening position must survive a device
-// that lacks the files) and pauses. Either way every device is told.
+// When it can play it neither from a file of its own nor from the group
+// (cached, or an online device that has it), it moves forward in play
+// order to the next entry it can play. When it can play none of the
+// remaining ones it keeps the index and the position (the group's
+// listening position must survive a device that lacks the files) and
+// pauses. Either way every device is told.
 func (a *actor) skipMissing(tx *txn) {
 	e, ok := a.st.current()
-	if !ok || a.hasFile(e.ContentID) {
+	if !ok || a.canPlay(e.ContentID) {
 		return
 	}
 	probe := a.st.clone()
@@ -172,11 +191,12 @@ func (a *actor) skipMissing(tx *txn) {
 			break
 		}
 		probe.moveTo(i)
-		if a.hasFile(probe.Queue[i].ContentID) {
+		if a.canPlay(probe.Queue[i].ContentID) {
 			a.st.Index, a.st.Seed, a.st.Order = i, probe.Seed, slices.Clone(probe.Order)
 			a.st.PositionMS, a.stAt = 0, a.clock.Now()
 			tx.ch.track = true
-			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q: skipped to %q", a.deviceName(a.self), e.name(), probe.Queue[i].name()), false)
+			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q and no online device has it: skipped to %q",
+				a.deviceName(a.self), e.name(), probe.Queue[i].name()), false)
 			return
 		}
 	}
@@ -184,7 +204,8 @@ func (a *actor) skipMissing(tx *txn) {
 	// control or the track change that led here.
 	a.st.Playing, a.stAt = false, a.clock.Now()
 	tx.ch.stopped, tx.persistPos = true, true
-	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it: paused", a.deviceName(a.self), e.name()), true)
+	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it, and no online device has them: paused",
+		a.deviceName(a.self), e.name()), true)
 }
 
 func (a *actor) hasFile(contentID string) bool {
@@ -257,6 +278,7 @@ func (a *actor) audioEvent(ev audio.Event) {
 		a.trackEnded(-1)
 	case audio.DecodeError:
 		switch {
+		case ev.Track == a.cur && a.cur.Seq != 0 && a.streamLost(ev.Err):
 		case ev.Track == a.cur && a.cur.Seq != 0:
 			e, _ := a.st.current()
 			a.notice("error", fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
@@ -265,6 +287,13 @@ func (a *actor) audioEvent(ev audio.Event) {
 				return
 			}
 			a.trackEnded(-1)
+		case ev.Track == a.next && a.next.Seq != 0 && lostStream(ev.Err):
+			// Its holder went: when the track comes, it plays from
+			// another one or says why it cannot.
+			a.next, a.nextCID, a.nextIdx = audio.Track{}, "", -1
+			if a.curEnded {
+				a.trackEnded(-1)
+			}
 		case ev.Track == a.next && a.next.Seq != 0:
 			// Not prepared again; playing it later reports the error.
 			a.nextFailed = nextKey(a.nextCID, a.nextIdx)
@@ -287,6 +316,7 @@ func (a *actor) audioEvent(ev audio.Event) {
 // track without a gap: the device consumed its first frame.
 func (a *actor) nextStarted(ev audio.Started) {
 	a.cur, a.curCID, a.curIdx = a.next, a.nextCID, a.nextIdx
+	a.strm.curSource = a.strm.nextSource
 	a.curStarted, a.curEnded, a.paused = true, false, false
 	a.next, a.nextCID, a.nextIdx, a.nextFailed = audio.Track{}, "", -1, ""
 	_ = a.run(func(tx *txn) error {

@@ -237,3 +237,22 @@ func TestJoinNoticeNamesTheGroup(t *testing.T) {
 		t.Fatalf("notices %+v", st.Notices)
 	}
 }
+
+// What devicesync tells the user about the group (leaving a group whose
+// history was not signed, say) is shown as a notice, and the fingerprints
+// it gives are in Status: this device's own and each request's.
+func TestGroupNoticeAndFingerprintsReachStatus(t *testing.T) {
+	r := newRig(t, self, Options{Config: slowCfg()})
+	r.tr.mu.Lock()
+	r.tr.pending = []devicesync.PairingRequest{{ID: "r1", DeviceID: peerB, Name: "Kitchen", Fingerprint: "3f9a-1c07-b2e4-5d18"}}
+	r.tr.mu.Unlock()
+	text := "This device's group was made by an older furudesk; pair your other devices again: Kitchen."
+	r.peer(devicesync.Notice{Text: text})
+	st := r.app.Status()
+	if lastNotice(st) != text {
+		t.Fatalf("notices %+v", st.Notices)
+	}
+	if st.Fingerprint != "fp-"+string(self) || len(st.Pairing) != 1 || st.Pairing[0].Fingerprint != "3f9a-1c07-b2e4-5d18" {
+		t.Fatalf("fingerprint %q, pairing %+v", st.Fingerprint, st.Pairing)
+	}
+}

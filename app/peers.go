@@ -13,6 +13,7 @@ import (
 )
 
 func (a *actor) peerEvent(ev devicesync.Event) {
+	a.groupEvent(ev)
 	switch ev := ev.(type) {
 	case devicesync.SnapshotReceived:
 		a.snapshot(ev)
@@ -21,10 +22,12 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 	case devicesync.GroupChanged:
 		a.groupChanged(ev)
 		a.collectionEvent(ev)
-	case devicesync.OpsAdded:
+	case devicesync.OpsAdded, devicesync.GroupLeft:
 		a.collectionEvent(ev)
 	case devicesync.PairingRequest:
 		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
+	case devicesync.Notice:
+		a.notice("error", ev.Text)
 	case devicesync.PeerOnline, devicesync.PeerOffline:
 	}
 }

@@ -31,15 +31,6 @@ func (a *actor) remember(c Control, stamp engine.CommandStamp) {
 	a.pendingAt = a.clock.Now()
 }
 
-// pendingSeq is the sequence of our latest control still pending, 0 when
-// none is.
-func (a *actor) pendingSeq() uint64 {
-	if len(a.pending) == 0 {
-		return 0
-	}
-	return a.pending[len(a.pending)-1].stamp.Sequence
-}
-
 // holdView decides whether a snapshot ps of the owner is shown or whether
 // this device keeps its own view, which shows controls the owner has not
 // applied yet. It keeps its view while the owner's snapshots, in the term
@@ -186,6 +177,10 @@ func controlName(op string) string {
 		return "shuffle change"
 	case OpRepeat:
 		return "repeat change"
+	case OpMove:
+		return "move in the queue"
+	case OpRestore:
+		return "undo"
 	}
 	return "control"
 }

@@ -155,6 +155,14 @@ type Control struct {
 	Repeat  string       `json:"repeat,omitempty"`
 	Seed    uint64       `json:"seed,omitempty"`  // shuffle on: the seed of the new order
 	State   *PlayerState `json:"state,omitempty"` // handoff: the transport to resume
+	// Indexes are the queue entries a move or a removal acts on, and IDs
+	// their content ids (optional): the owner refuses the edit when the
+	// entries are not those any more (ErrQueueChanged).
+	Indexes []int    `json:"indexes,omitempty"`
+	IDs     []string `json:"ids,omitempty"`
+	// Order is the play order of a restored queue (OpRestore), as
+	// PlayerState.Order.
+	Order []int `json:"order,omitempty"`
 }
 
 // Control operations.
@@ -174,6 +182,11 @@ const (
 	OpShuffle    = "shuffle"
 	OpRepeat     = "repeat"
 	OpHandoff    = "handoff"
+	// OpMove moves the entries at Indexes to place Index of the play
+	// order; OpRestore puts back a saved queue (Entries, Order, Index,
+	// PosMS, On: playing), the undo of a removal or a clear.
+	OpMove    = "move"
+	OpRestore = "restore"
 )
 
 // change says what an applied control changed, so the actor knows which
@@ -185,6 +198,9 @@ type change struct {
 	resume  bool
 	volume  bool
 	stopped bool // queue empty or played out
+	// reindex maps the queue's old indexes to new ones (-1: removed) when
+	// an edit moved entries, so the output's track keeps playing.
+	reindex []int
 }
 
 // apply changes s by c. It validates everything against bounds and never
@@ -238,32 +254,21 @@ func (s *PlayerState) applyOp(c Control, pos int64) (change, error) {
 		s.Index, s.PositionMS, s.Playing = c.Index, 0, true
 		ch.track = true
 	case OpRemove:
-		if err := s.checkIndex(c.Index); err != nil {
+		idx := c.Indexes
+		if len(idx) == 0 {
+			idx = []int{c.Index}
+		}
+		if err := s.checkIndexes(idx, c.IDs); err != nil {
 			return ch, err
 		}
-		// Removing the current track moves on to the one after it in
-		// play order; at the end of the order playback stops there.
-		nextIdx, more := s.after()
-		s.Queue = slices.Delete(s.Queue, c.Index, c.Index+1)
-		s.orderRemove(c.Index)
-		switch {
-		case len(s.Queue) == 0:
-			s.Index, s.Playing, s.PositionMS, ch.stopped = 0, false, 0, true
-		case c.Index < s.Index:
-			s.Index--
-		case c.Index == s.Index:
-			s.PositionMS = 0
-			ch.track = true
-			if more {
-				if nextIdx > c.Index {
-					nextIdx--
-				}
-				s.Index = nextIdx
-			} else {
-				s.Index = s.at(len(s.Queue) - 1)
-				s.Playing = false
-			}
+		ch = s.removeMany(idx)
+	case OpMove:
+		if err := s.checkIndexes(c.Indexes, c.IDs); err != nil {
+			return ch, err
 		}
+		ch.reindex = s.move(c.Indexes, c.Index)
+	case OpRestore:
+		return s.restore(c)
 	case OpClear:
 		s.Queue, s.Index, s.PositionMS, s.Playing, s.Order = nil, 0, 0, false, nil
 		ch.stopped = true

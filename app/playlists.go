@@ -248,7 +248,7 @@ func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error)
 	out := make([]playlists.Track, 0, len(ids))
 	for _, id := range ids {
 		if t, ok := byID[id]; ok {
-			out = append(out, trackRef(t))
+			out = append(out, playlists.Track{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()})
 			continue
 		}
 		if t, ok := c.knownLocked(id, st.Queue); ok {
@@ -458,6 +458,30 @@ func (a *App) LikedIDs() (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, l := range c.st.Liked() {
 		out[l.Track.ContentID] = true
+	}
+	return out, nil
+}
+
+// PlayStats is how often and when a track was played on the group's
+// devices.
+type PlayStats struct {
+	Plays  uint64
+	LastMS int64 // Unix milliseconds of the last play
+}
+
+// PlayCounts returns the play count and last play of every track played
+// on any device of the group, by content id.
+func (a *App) PlayCounts() (map[string]PlayStats, error) {
+	c, err := a.coll()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h := c.st.History()
+	out := make(map[string]PlayStats, len(h))
+	for _, p := range h {
+		out[p.Track.ContentID] = PlayStats{Plays: p.Plays, LastMS: p.LastMS}
 	}
 	return out, nil
 }

@@ -339,6 +339,10 @@ func TestListenCountsOnceWhenHalfHeard(t *testing.T) {
 	if h, _ := a.History(1); h[0].ContentID != "b3:aa" || h[0].LastPlayedMS == 0 {
 		t.Fatalf("history %+v", h)
 	}
+	// The Plays column of the track lists.
+	if pc, err := a.PlayCounts(); err != nil || len(pc) != 1 || pc["b3:aa"].Plays != 2 || pc["b3:aa"].LastMS == 0 {
+		t.Fatalf("play counts %+v, %v", pc, err)
+	}
 }
 
 func TestPlayPlaylistReplacesOrAppends(t *testing.T) {
@@ -402,6 +406,39 @@ func TestGroupChangeCarriesPlaylists(t *testing.T) {
 	r.sync()
 	if a.Status().PlaylistsVersion <= v {
 		t.Fatal("the version went back at the group change")
+	}
+}
+
+// A device that left, on startup, a group whose history was not signed
+// (devicesync.GroupLeft) keeps the playlists and likes that group held: the
+// new group gets them, written in this device's name.
+func TestPlaylistsOfAGroupLeftAtStartupAreCarried(t *testing.T) {
+	old := newFakeOpLog(peerB) // the old group's ops, by another device
+	a := newPlaylistRig(t, old).app
+	p, _ := a.CreatePlaylist("Road trip")
+	if err := a.AddToPlaylist(p.ID, []string{"b3:aa"}, -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetLiked("b3:cc", true); err != nil {
+		t.Fatal(err)
+	}
+	_, legacy := old.AppOps()
+
+	log := newFakeOpLog(self)
+	log.group = "grp_new"
+	r := newPlaylistRig(t, log)
+	r.peer(devicesync.GroupLeft{Group: "grp_test", AppOps: legacy})
+	r.collSync()
+	got := mustView(t, r.app, p.ID)
+	if !slices.Equal(entryIDsOf(got), []string{"b3:aa"}) || got.Name != "Road trip" {
+		t.Fatalf("after leaving the old group: %+v", got)
+	}
+	if liked, _ := r.app.LikedIDs(); !liked["b3:cc"] {
+		t.Fatal("the like did not come along")
+	}
+	_, ops := log.AppOps()
+	if len(ops) != 3 || ops[0].Origin != self {
+		t.Fatalf("carried with %d ops (%+v), want create, add, like of this device", len(ops), ops)
 	}
 }
 

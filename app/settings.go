@@ -63,7 +63,11 @@ func (a *actor) folder(p string, add bool) error {
 		if err := a.addFolder(p); err != nil {
 			return err
 		}
-		return a.startLibrary(true)
+		if err := a.startLibrary(true); err != nil {
+			return err
+		}
+		a.libRun.askedGen = a.libRun.scanGen
+		return nil
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {

@@ -18,10 +18,14 @@ import (
 type Status struct {
 	DeviceID   engine.DeviceID `json:"device_id"`
 	DeviceName string          `json:"device_name"`
-	GroupID    string          `json:"group_id"`
-	Claim      engine.Claim    `json:"claim"`
-	Owner      engine.DeviceID `json:"owner"`
-	OwnerName  string          `json:"owner_name"`
+	// Fingerprint is this device's key fingerprint: the device it asks to
+	// join shows it next to the request, so the user can tell it apart
+	// from a look-alike.
+	Fingerprint string          `json:"fingerprint"`
+	GroupID     string          `json:"group_id"`
+	Claim       engine.Claim    `json:"claim"`
+	Owner       engine.DeviceID `json:"owner"`
+	OwnerName   string          `json:"owner_name"`
 	// Rendering is true while this device owns the output (engine
 	// MayRender) and, when the music plays, its output has taken the
 	// first samples of the current track: a device that just took over
@@ -49,15 +53,21 @@ type Status struct {
 	// auto (album gain while an album plays in order).
 	ReplayGain library.GainMode `json:"replaygain"`
 
-	Playing    bool        `json:"playing"`
-	PositionMS int64       `json:"position_ms"`
-	Track      *QueueItem  `json:"track"` // nil when the queue is empty
-	TrackLiked bool        `json:"track_liked,omitempty"`
-	QueueLen   int         `json:"queue_len"`
-	Queue      []QueueItem `json:"queue,omitempty"`
-	Index      int         `json:"index"`
-	Volume     int         `json:"volume"` // 0..100
-	Shuffle    bool        `json:"shuffle"`
+	Playing    bool       `json:"playing"`
+	PositionMS int64      `json:"position_ms"`
+	Track      *QueueItem `json:"track"` // nil when the queue is empty
+	// Source is where this device plays the current track from, while
+	// it renders it: "local" (its own file), "stream" (fetched from
+	// Holder as it plays) or "cache" (a copy fetched before).
+	Source     string          `json:"source,omitempty"`
+	Holder     engine.DeviceID `json:"holder,omitempty"`
+	HolderName string          `json:"holder_name,omitempty"`
+	TrackLiked bool            `json:"track_liked,omitempty"`
+	QueueLen   int             `json:"queue_len"`
+	Queue      []QueueItem     `json:"queue,omitempty"`
+	Index      int             `json:"index"`
+	Volume     int             `json:"volume"` // 0..100
+	Shuffle    bool            `json:"shuffle"`
 	// Order is the play order while Shuffle is on: the indexes of Queue in
 	// the order they play (the same on every device); empty otherwise.
 	Order  []int  `json:"order,omitempty"`
@@ -68,7 +78,11 @@ type Status struct {
 	Pairing []PairingRequest `json:"pairing,omitempty"`
 
 	Scan           ScanStatus `json:"scan"`
-	LibraryVersion uint64     `json:"library_version"` // changes whenever the catalog changed
+	LibraryVersion uint64     `json:"library_version"` // changes whenever the union of the group's libraries changed
+	// PlacesVersion changes whenever the devices that hold tracks this
+	// one lacks came or went, or the cache changed: where tracks play
+	// from (App.Places).
+	PlacesVersion uint64 `json:"places_version"`
 	// PlaylistsVersion changes whenever playlists, likes or play counts
 	// changed, here or on another device.
 	PlaylistsVersion uint64   `json:"playlists_version"`
@@ -94,9 +108,10 @@ type QueueItem struct {
 // DeviceStatus is one device of the trusted group. Online is presentation
 // only: it never feeds ownership.
 type DeviceStatus struct {
-	DeviceID engine.DeviceID `json:"device_id"`
-	Name     string          `json:"name"`
-	Online   bool            `json:"online"`
+	DeviceID    engine.DeviceID `json:"device_id"`
+	Name        string          `json:"name"`
+	Fingerprint string          `json:"fingerprint,omitempty"`
+	Online      bool            `json:"online"`
 	// Relayed says an online device is not reached directly: its
 	// snapshots come through other devices of the group.
 	Relayed bool `json:"relayed,omitempty"`
@@ -109,10 +124,15 @@ type DeviceStatus struct {
 }
 
 // PairingRequest is a device asking to join, waiting for the user's answer.
+//
+// Fingerprint is the requester's key fingerprint, the one it shows as its
+// own (Status.Fingerprint): compare them before accepting, since a device
+// can call itself by any name.
 type PairingRequest struct {
 	ID            string          `json:"id"`
 	DeviceID      engine.DeviceID `json:"device_id"`
 	Name          string          `json:"name"`
+	Fingerprint   string          `json:"fingerprint"`
 	GroupConflict bool            `json:"group_conflict"` // ask: join their group or keep ours
 }
 

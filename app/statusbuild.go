@@ -78,6 +78,7 @@ func (a *actor) buildStatus() Status {
 		Repeat:         a.st.Repeat,
 		Scan:           a.libRun.scan,
 		LibraryVersion: a.libRun.version,
+		PlacesVersion:  a.strm.places,
 		Folders:        reuse(prev.Folders, a.folders),
 		Notices:        reuse(prev.Notices, a.notices),
 	}
@@ -89,6 +90,11 @@ func (a *actor) buildStatus() Status {
 	if a.st.Notice != nil {
 		s.OwnerNotice = a.st.Notice.Text
 	}
+	if gl := a.app.gl; gl != nil {
+		s.LibraryVersion += gl.Version()
+		a.noteLibrary()
+	}
+	a.statusSource(&s)
 	if a.out != nil {
 		r := a.out.Report()
 		s.Output = engine.Output{Available: r.Available, Playing: r.Playing}
@@ -116,8 +122,11 @@ func (a *actor) buildStatus() Status {
 	a.lastDevices = a.tr.Devices()
 	devs := make([]DeviceStatus, 0, len(a.lastDevices))
 	for _, d := range a.lastDevices {
-		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
+		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
 			Owner: d.ID == s.Owner, Self: d.ID == a.self}
+		if ds.Self {
+			s.Fingerprint = d.Fingerprint
+		}
 		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {
 			ds.Name = a.name
@@ -134,7 +143,7 @@ func (a *actor) buildStatus() Status {
 	var pairing []PairingRequest
 	for _, p := range a.tr.Pending() {
 		pairing = append(pairing, PairingRequest{ID: p.ID, DeviceID: p.DeviceID, Name: p.Name,
-			GroupConflict: p.GroupConflict})
+			Fingerprint: p.Fingerprint, GroupConflict: p.GroupConflict})
 	}
 	s.Pairing = reuse(prev.Pairing, pairing)
 	return s

@@ -58,7 +58,7 @@ func (s *SyncStore) LoadGroup() (string, []devicesync.Op, error) {
 	}
 	out := make([]devicesync.Op, len(ops))
 	for i, o := range ops {
-		out[i] = devicesync.Op{ID: o.ID, Origin: engine.DeviceID(o.Origin), Seq: o.Seq, HLCms: o.HLCms, Kind: o.Kind, Body: o.Body}
+		out[i] = devicesync.Op{ID: o.ID, Origin: engine.DeviceID(o.Origin), Seq: o.Seq, HLCms: o.HLCms, Kind: o.Kind, Body: o.Body, Sig: o.Sig}
 	}
 	return group, out, nil
 }
@@ -70,7 +70,7 @@ func (s *SyncStore) ResetGroup(group string) error { return s.db.ResetGroup(grou
 func (s *SyncStore) AppendOps(ops []devicesync.Op) error {
 	in := make([]storage.Op, len(ops))
 	for i, o := range ops {
-		in[i] = storage.Op{ID: o.ID, Origin: string(o.Origin), Seq: o.Seq, HLCms: o.HLCms, Kind: o.Kind, Body: o.Body}
+		in[i] = storage.Op{ID: o.ID, Origin: string(o.Origin), Seq: o.Seq, HLCms: o.HLCms, Kind: o.Kind, Body: o.Body, Sig: o.Sig}
 	}
 	_, err := s.db.AppendOps(in)
 	return err

@@ -73,3 +73,35 @@ func TestPairRefusedCodeIsAnError(t *testing.T) {
 		t.Fatalf("own invite: %v (%q)", err, UserMessage(err))
 	}
 }
+
+// The scan at launch says nothing when the library did not change (the
+// unreadable files stay named in Status.Scan); a scan the user asks for
+// always sums up.
+func TestScanSummaryOnlyWhenSomethingChanged(t *testing.T) {
+	r := buildRig(t, self)
+	r.lib = &fakeLibrary{j: r.j, result: library.ScanResult{Found: 10, Skipped: 1,
+		Problems: []library.Problem{{Path: "/music/corrupt.mp3", Err: fmt.Errorf("%w: no frames", library.ErrNotAudio)}}}}
+	r.start(Options{Config: fastCfg(), Music: []string{"/music"}})
+	st := r.waitStatus("scan done", func(s Status) bool { return !s.Scan.Running && s.Scan.Found == 10 })
+	for _, n := range st.Notices {
+		if strings.HasPrefix(n.Text, "Library scanned") {
+			t.Fatalf("a launch scan that changed nothing says %q", n.Text)
+		}
+	}
+	if len(st.Scan.Failed) != 1 {
+		t.Fatalf("the unreadable file is not named in the status: %+v", st.Scan)
+	}
+	if err := r.app.Rescan(); err != nil {
+		t.Fatal(err)
+	}
+	r.waitStatus("the asked scan's summary", func(s Status) bool {
+		return !s.Scan.Running && len(s.Notices) > 0 && strings.HasPrefix(s.Notices[len(s.Notices)-1].Text, "Library scanned: 9 tracks (0 added, 0 removed)")
+	})
+	// Something added at launch is said.
+	r2 := buildRig(t, self)
+	r2.lib = &fakeLibrary{j: r2.j, result: library.ScanResult{Found: 3, Added: 1}}
+	r2.start(Options{Config: fastCfg(), Music: []string{"/music"}})
+	r2.waitStatus("the summary of a scan that added a track", func(s Status) bool {
+		return len(s.Notices) > 0 && s.Notices[len(s.Notices)-1].Text == "Library scanned: 3 tracks (1 added, 0 removed)"
+	})
+}

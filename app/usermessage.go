@@ -24,6 +24,7 @@ var (
 	ErrNotInLibrary = errors.New("app: not in the library")
 	ErrUnreadable   = errors.New("app: the file could not be read")
 	ErrBadArgument  = errors.New("app: invalid argument")
+	ErrQueueChanged = errors.New("app: the queue changed")
 )
 
 // userError is a sentinel with the sentence a user reads.
@@ -78,7 +79,11 @@ func UserMessage(err error) string {
 	case errors.Is(err, devicesync.ErrUnknownDevice):
 		return "that device is not in this group"
 	case errors.Is(err, devicesync.ErrRevokeSelf):
-		return "a device cannot remove itself from the group"
+		return "a device cannot remove itself from the group: leave the group instead"
+	case errors.Is(err, devicesync.ErrAlone):
+		return "this device is alone in its group: there is nothing to leave"
+	case errors.Is(err, devicesync.ErrInviteTaken):
+		return "another device's request with this invite is waiting on the other device: ask its user to answer it, or create a new invite"
 	case errors.Is(err, devicesync.ErrGroupFull):
 		return "the group has the maximum number of devices"
 	}

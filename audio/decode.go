@@ -157,7 +157,7 @@ func (d *Decoder) Read(p []byte) (n int, err error) {
 	n = n / bytesPerFrame * bytesPerFrame
 	d.pos += int64(n / bytesPerFrame)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrCorrupt) {
-		err = fmt.Errorf("%w: %s: %v", ErrCorrupt, d.info.Format, err)
+		err = fmt.Errorf("%w: %s: %w", ErrCorrupt, d.info.Format, err) // the source's own error stays reachable
 	}
 	return n, err
 }
@@ -175,7 +175,7 @@ func (d *Decoder) SeekFrame(f int64) (err error) {
 		if errors.Is(err, ErrCorrupt) {
 			return err
 		}
-		return fmt.Errorf("%w: %s: seek: %v", ErrCorrupt, d.info.Format, err)
+		return fmt.Errorf("%w: %s: seek: %w", ErrCorrupt, d.info.Format, err)
 	}
 	d.pos = f
 	return nil

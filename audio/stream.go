@@ -44,6 +44,9 @@ type stream struct {
 	// gain scales the samples as the mixer hands them to the device
 	// (gainQ16; 0 is unity), so a change applies at once.
 	gain atomic.Int32
+	// interrupt, once the source is open, stops a read of it that waits
+	// (an Interrupter's): close calls it.
+	interrupt atomic.Pointer[func()]
 
 	// Reader side, guarded by the mixer's mutex.
 	gen     uint64
@@ -72,7 +75,20 @@ func startStream(t Track, src Source, rate int, at int64, ahead int, onErr func(
 	return s
 }
 
-func (s *stream) close() { s.once.Do(func() { close(s.quit) }) }
+// Interrupter is a source reader whose reads may wait (a track fetched
+// from another device while it plays). When the output drops the track,
+// it calls Interrupt from another goroutine, so a read that waits returns
+// at once instead of holding the decoding goroutine.
+type Interrupter interface{ Interrupt() }
+
+func (s *stream) close() {
+	s.once.Do(func() {
+		close(s.quit)
+		if f := s.interrupt.Load(); f != nil {
+			(*f)()
+		}
+	})
+}
 
 func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 	defer close(s.done)
@@ -90,6 +106,15 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 		return
 	}
 	defer func() { _ = f.Close() }() // read-only: nothing to lose on close
+	if i, ok := f.(Interrupter); ok {
+		stop := i.Interrupt
+		s.interrupt.Store(&stop)
+		select {
+		case <-s.quit: // closed while it opened
+			stop()
+		default:
+		}
+	}
 	dec, err := NewDecoder(f, src.name(), rate)
 	if err != nil {
 		fail(err)

@@ -35,10 +35,21 @@ type OpsAdded struct {
 
 func (OpsAdded) isEvent() {}
 
+// GroupLeft reports, on startup, that this device left Group because its
+// history was not signed (loadGroupLocked): AppOps are the application ops
+// that group held (unverified, as all of it), for the app to carry what
+// they describe into the group this device is in now, in its own name.
+type GroupLeft struct {
+	Group  string
+	AppOps []Op
+}
+
+func (GroupLeft) isEvent() {}
+
 // groupKind reports whether devicesync interprets kind itself.
 func groupKind(kind string) bool {
 	switch kind {
-	case KindProfileSet, KindTrusted, KindRevoked, KindPlaybackCommand:
+	case KindGroupRoot, KindProfileSet, KindTrusted, KindRevoked, KindPlaybackCommand:
 		return true
 	}
 	return false

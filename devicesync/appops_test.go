@@ -169,7 +169,7 @@ func TestJoinerGetsEarlierAppOps(t *testing.T) {
 // that joins without waiting for anti-entropy rounds: the push goes on as
 // the connection takes it.
 func TestLongLogFollowsWithoutWaitingForRounds(t *testing.T) {
-	slow := []nodeOpt{withSync(time.Hour), withLimits(Limits{MessageRate: 1e9, Burst: 1 << 30, PeerTimeout: time.Hour})}
+	slow := []nodeOpt{withSync(time.Hour), withLimits(Limits{MessageRate: 1e9, Burst: 1 << 30, ByteRate: 1 << 40, ByteBurst: 1 << 40, ConnBytes: 1 << 60, PeerTimeout: time.Hour})}
 	a := startNode(t, "a", slow...)
 	want := maxBatchesPerPush*MaxOpsPerBatch + 500
 	for range want {

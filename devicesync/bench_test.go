@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-var benchLimits = Limits{MessageRate: 1e9, Burst: 1 << 30, PeerTimeout: time.Minute}
+var benchLimits = Limits{MessageRate: 1e9, Burst: 1 << 30, ByteRate: 1 << 40, ByteBurst: 1 << 40, ConnBytes: 1 << 60, PeerTimeout: time.Minute}
 
 // BenchmarkSnapshotFanout4 measures the time from PublishSnapshot until
 // four paired peers on loopback have each received it.

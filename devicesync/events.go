@@ -40,10 +40,15 @@ type CommandReceived struct {
 // of this device's invites. GroupConflict is set when the requester belongs
 // to another group of more than one device: Accept's joinTheirs then
 // chooses between joining that group and keeping this one.
+//
+// Fingerprint is the requester's key fingerprint (Fingerprint), the one the
+// requester shows as its own: the user compares both screens before
+// accepting, since any device can call itself by any name.
 type PairingRequest struct {
 	ID            string
 	DeviceID      engine.DeviceID
 	Name          string
+	Fingerprint   string
 	GroupConflict bool
 }
 
@@ -59,12 +64,17 @@ type PeerOnline struct{ Device engine.DeviceID }
 // PeerOffline reports that the last direct connection to a member closed.
 type PeerOffline struct{ Device engine.DeviceID }
 
+// Notice is a sentence for the user about this device's group, such as
+// why it left one.
+type Notice struct{ Text string }
+
 func (SnapshotReceived) isEvent() {}
 func (CommandReceived) isEvent()  {}
 func (PairingRequest) isEvent()   {}
 func (GroupChanged) isEvent()     {}
 func (PeerOnline) isEvent()       {}
 func (PeerOffline) isEvent()      {}
+func (Notice) isEvent()           {}
 
 // DeviceInfo describes one member for presentation. Online is true while
 // the device was heard within OnlineWindow: directly connected, or (Relayed)
@@ -73,6 +83,7 @@ func (PeerOffline) isEvent()      {}
 type DeviceInfo struct {
 	ID              engine.DeviceID
 	Name            string
+	Fingerprint     string // of its key, as pairing showed it
 	Addresses       []string
 	ProtocolVersion int
 	Online          bool
@@ -92,6 +103,11 @@ type Counters struct {
 	UnknownType uint64 // lines of an unknown message type
 	Refused     uint64 // handshakes or messages refused: unknown, revoked, not a member
 	Closed      uint64 // connections closed for malformed input or a limit
-	Dropped     uint64 // ops refused: revoked origin, over log limits
+	Dropped     uint64 // ops refused: void (revoked origin above its cutoff), malformed, dated ahead, over log limits
 	EventsLost  uint64 // events dropped because the app did not read Events
+
+	DuplicateOps  uint64 // ops held already: replays, or the same op from two relays
+	UnsignedOps   uint64 // ops without a signature (devices of a version before signing)
+	BadSignature  uint64 // ops whose signature is not their origin's: forged origin or forged op
+	UnknownOrigin uint64 // ops of an origin the group holds no key for
 }

@@ -11,9 +11,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -60,6 +63,7 @@ type testNode struct {
 type nodeOpt func(*Config)
 
 func withClock(c Clock) nodeOpt            { return func(cfg *Config) { cfg.Clock = c } }
+func withGateClock(c Clock) nodeOpt        { return func(cfg *Config) { cfg.gateClock = c } }
 func withSync(d time.Duration) nodeOpt     { return func(cfg *Config) { cfg.SyncInterval = d } }
 func withLimits(l Limits) nodeOpt          { return func(cfg *Config) { cfg.Limits = l } }
 func withPeers(p ...string) nodeOpt        { return func(cfg *Config) { cfg.Peers = p } }
@@ -256,6 +260,25 @@ func pair(t testing.TB, inviter, joiner *testNode) {
 	joiner.waitUntil("the inviter's log", func() bool { return joiner.vectorOf(inviter.ID()) >= want })
 }
 
+// startGroup starts a node for each name, pairs every one with the first,
+// and waits until they are all connected to each other.
+func startGroup(t testing.TB, names ...string) []*testNode {
+	t.Helper()
+	ns := make([]*testNode, len(names))
+	for i, name := range names {
+		ns[i] = startNode(t, name)
+		if i > 0 {
+			pair(t, ns[0], ns[i])
+		}
+	}
+	for i := 1; i < len(ns); i++ {
+		for j := i + 1; j < len(ns); j++ {
+			connected(t, ns[i], ns[j])
+		}
+	}
+	return ns
+}
+
 // connected waits until a and b are directly connected both ways.
 func connected(t testing.TB, a, b *testNode) {
 	t.Helper()
@@ -288,11 +311,36 @@ type rawPeer struct {
 // server key.
 func dialRaw(t testing.TB, addr string, key ed25519.PrivateKey) (*rawPeer, error) {
 	t.Helper()
+	return dialRawFrom(t, addr, key, nil)
+}
+
+// otherSource returns a loopback address of its own (127.0.0.2 and up,
+// each call the next) for a client to connect from, as devices at other
+// addresses would. Linux routes all of 127/8 to the loopback interface;
+// elsewhere the test is skipped.
+func otherSource(t testing.TB) net.IP {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("needs the loopback addresses beyond 127.0.0.1 that Linux has")
+	}
+	n := sourceSeq.Add(1)
+	return net.IPv4(127, byte(n/250), byte(2+n%250), 1)
+}
+
+var sourceSeq atomic.Uint32
+
+// dialRawFrom is dialRaw from the local address from (nil: any).
+func dialRawFrom(t testing.TB, addr string, key ed25519.PrivateKey, from net.IP) (*rawPeer, error) {
+	t.Helper()
 	cert, err := selfCertificate(key, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := tls.Dial("tcp", addr, &tls.Config{
+	d := &net.Dialer{Timeout: waitTimeout}
+	if from != nil {
+		d.LocalAddr = &net.TCPAddr{IP: from}
+	}
+	conn, err := tls.DialWithDialer(d, "tcp", addr, &tls.Config{
 		MinVersion:         tls.VersionTLS13,
 		Certificates:       []tls.Certificate{cert},
 		NextProtos:         []string{ALPN},
@@ -377,3 +425,21 @@ func mkOp(origin engine.DeviceID, seq uint64, hlc int64, kind string, body any) 
 }
 
 func fakeNow() time.Time { return newFakeClock().Now() }
+
+// signedOp is op number seq of key's device in group, signed.
+func signedOp(t testing.TB, key ed25519.PrivateKey, group string, seq uint64, hlc int64, kind string, body any) Op {
+	t.Helper()
+	b, ok := body.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := DeviceIDFromPublicKey(key.Public().(ed25519.PublicKey))
+	o := Op{ID: OpID(id, seq), Origin: id, Seq: seq, HLCms: hlc, Kind: kind, Body: b}
+	if err := signOp(key, group, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}

@@ -29,6 +29,23 @@ func DeviceIDFromPublicKey(pub ed25519.PublicKey) engine.DeviceID {
 	return engine.DeviceID("dev_" + hex.EncodeToString(sum[:])[:deviceIDHexLen])
 }
 
+// fingerprintDomain separates key fingerprints from device ids, so a
+// fingerprint is not a prefix of the id mDNS and the wire show.
+const fingerprintDomain = "furudesk/fingerprint/v1"
+
+// Fingerprint returns the short fingerprint of a device key that pairing
+// shows on both screens: 64 bits of a hash of the key as four groups of
+// four hex digits ("3f9a-1c07-b2e4-5d18"). Matching a chosen fingerprint
+// takes about 2^64 key generations. It is "" for a missing key.
+func Fingerprint(pub ed25519.PublicKey) string {
+	if len(pub) != ed25519.PublicKeySize {
+		return ""
+	}
+	sum := sha256.Sum256(append([]byte(fingerprintDomain+"\x00"), pub...))
+	h := hex.EncodeToString(sum[:8])
+	return h[0:4] + "-" + h[4:8] + "-" + h[8:12] + "-" + h[12:16]
+}
+
 // ValidDeviceID reports whether id has the shape DeviceIDFromPublicKey
 // produces.
 func ValidDeviceID(id engine.DeviceID) bool {

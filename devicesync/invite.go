@@ -30,6 +30,7 @@ var (
 	ErrInviteInvalid   = errors.New("devicesync: invite unknown, already used, or wrong secret")
 	ErrPairDenied      = errors.New("devicesync: pairing denied by the other device")
 	ErrPairBusy        = errors.New("devicesync: the other device has too many pending requests")
+	ErrInviteTaken     = errors.New("devicesync: another device's request with this invite is waiting for an answer")
 	ErrPairTimeout     = errors.New("devicesync: no answer to the pairing request in time")
 	ErrUnknownRequest  = errors.New("devicesync: no such pending pairing request")
 )

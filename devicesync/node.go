@@ -45,15 +45,25 @@ type Config struct {
 	// invites; nil derives them from the bound listener.
 	Advertise []string
 	MDNS      bool // announce and browse on the LAN
-	Store     Store
-	Clock     Clock        // nil: time.Now
-	Logger    *slog.Logger // nil: slog.Default()
-	Limits    Limits       // zero: DefaultLimits()
+	// MDNSExclude names network interfaces mDNS must stay off (a VPN, a
+	// container bridge): names or shell patterns such as "tun*".
+	MDNSExclude []string
+	Store       Store
+	Clock       Clock        // nil: time.Now
+	Logger      *slog.Logger // nil: slog.Default()
+	Limits      Limits       // zero: DefaultLimits()
 	// SyncInterval is the anti-entropy period (zero: DefaultSyncInterval).
 	SyncInterval time.Duration
 	// PairRetry is how often a requester repeats its pairing request while
 	// the other user decides (zero: DefaultPairRetry).
 	PairRetry time.Duration
+
+	// pairWindow replaces PairWindow in tests that wait for it to pass.
+	pairWindow time.Duration
+
+	// gateClock is the clock of the inbound gate's backoffs and budgets
+	// (tests); nil is the real monotonic clock.
+	gateClock Clock
 }
 
 // Validate names the first invalid field.
@@ -69,6 +79,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("devicesync: Config.Name has %d bytes, limit %d", len(c.Name), maxNameBytes)
 	case len(c.Peers) > maxDialTargets:
 		return fmt.Errorf("devicesync: Config.Peers has %d entries, limit %d", len(c.Peers), maxDialTargets)
+	case ValidateMDNSExclude(c.MDNSExclude) != nil:
+		return ValidateMDNSExclude(c.MDNSExclude)
 	case c.SyncInterval < 0 || c.PairRetry < 0:
 		return fmt.Errorf("devicesync: SyncInterval = %v, PairRetry = %v, want >= 0", c.SyncInterval, c.PairRetry)
 	}
@@ -87,7 +99,8 @@ func (c Config) Validate() error {
 var (
 	ErrClosed        = errors.New("devicesync: node closed")
 	ErrUnknownDevice = errors.New("devicesync: not a member of the group")
-	ErrRevokeSelf    = errors.New("devicesync: a device cannot revoke itself")
+	ErrRevokeSelf    = errors.New("devicesync: a device cannot remove itself; leave the group instead")
+	ErrAlone         = errors.New("devicesync: this device is alone in its group")
 	ErrEnvelope      = errors.New("devicesync: snapshot or command without a valid version-1 envelope of this device")
 	ErrGroupFull     = errors.New("devicesync: group has the maximum number of devices")
 )
@@ -102,14 +115,18 @@ const maxCommandBytes = 64 << 10
 // Node is one device's end of device sync. Create it with New, then Start.
 // Its methods are safe for concurrent use.
 type Node struct {
-	cfg    Config
-	id     engine.DeviceID
-	pub    ed25519.PublicKey
-	clock  Clock
-	log    *slog.Logger
-	limits Limits
-	sync   time.Duration
-	retry  time.Duration
+	cfg   Config
+	id    engine.DeviceID
+	pub   ed25519.PublicKey
+	clock Clock
+	// gateClock times the inbound gate (Config.gateClock).
+	gateClock Clock
+	log       *slog.Logger
+	limits    Limits
+	sync      time.Duration
+	retry     time.Duration
+	// pairWindow is PairWindow (tests shorten it).
+	pairWindow time.Duration
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -121,11 +138,14 @@ type Node struct {
 	evQueue []Event
 	evWake  chan struct{}
 
-	wake    chan struct{} // dial manager: a target may have become dialable
-	inbound chan struct{} // one token per inbound connection being served
+	wake          chan struct{} // dial manager: a target may have become dialable
+	gate          *gate
+	memberSources atomic.Pointer[map[string]bool] // see memberSource
 
 	c struct {
 		legacy, spoofed, stale, unknown, refused, closed, dropped, events atomic.Uint64
+		duplicate, unsigned, badSig, unknownOrigin                        atomic.Uint64
+		memberBytes, outsiderBytes                                        atomic.Uint64
 		relayed, relayDup, relayLimited                                   atomic.Uint64
 	}
 
@@ -138,8 +158,10 @@ type Node struct {
 	sessions   map[engine.DeviceID]*session // registered member sessions
 	restricted map[*session]struct{}        // unknown peers that may only pair
 	pending    map[string]*pendingReq
-	snapshot   []byte // latest own snapshot line
-	snapSeq    uint64 // sequence of the latest own snapshot
+	denied     map[string]time.Time // denialKey → when its invite expires
+	left       map[string]Op        // group left → this device's revocation of itself there
+	snapshot   []byte               // latest own snapshot line
+	snapSeq    uint64               // sequence of the latest own snapshot
 	// held is the newest snapshot of each other device (relay.go);
 	// relayBudget bounds how many of a device's snapshots are forwarded.
 	held        map[engine.DeviceID]*heldSnapshot
@@ -147,6 +169,10 @@ type Node struct {
 	relayBudget map[engine.DeviceID]*tokenBucket
 	targets     map[string]*dialTarget
 	mdns        func()
+	// fetchHandler serves inbound fetch connections; fetches are the
+	// open ones, both ways, by peer (fetch.go).
+	fetchHandler FetchHandler
+	fetches      map[engine.DeviceID][]*fetchConn
 }
 
 // New checks cfg and returns a Node that is not yet listening.
@@ -165,12 +191,15 @@ func New(cfg Config) (*Node, error) {
 		events:     make(chan Event, 64),
 		evWake:     make(chan struct{}, 1),
 		wake:       make(chan struct{}, 1),
-		inbound:    make(chan struct{}, maxInbound),
+		gate:       newGate(),
 		sessions:   map[engine.DeviceID]*session{},
 		restricted: map[*session]struct{}{},
 		pending:    map[string]*pendingReq{},
+		denied:     map[string]time.Time{},
+		left:       map[string]Op{},
 		targets:    map[string]*dialTarget{},
-		glog:       newGroupLog(),
+		fetches:    map[engine.DeviceID][]*fetchConn{},
+		glog:       newGroupLog(""),
 
 		held:        map[engine.DeviceID]*heldSnapshot{},
 		relayBudget: map[engine.DeviceID]*tokenBucket{},
@@ -178,6 +207,10 @@ func New(cfg Config) (*Node, error) {
 	n.id = DeviceIDFromPublicKey(n.pub)
 	if n.clock == nil {
 		n.clock = realClock{}
+	}
+	n.gateClock = cfg.gateClock
+	if n.gateClock == nil {
+		n.gateClock = realClock{}
 	}
 	if n.log == nil {
 		n.log = slog.Default()
@@ -192,6 +225,7 @@ func New(cfg Config) (*Node, error) {
 	if n.retry == 0 {
 		n.retry = DefaultPairRetry
 	}
+	n.pairWindow = cmp.Or(cfg.pairWindow, PairWindow)
 	for _, p := range cfg.Peers {
 		n.targets[p] = &dialTarget{addr: p, permanent: true}
 	}
@@ -292,6 +326,7 @@ func (n *Node) Close() error {
 	for s := range n.restricted {
 		s.close()
 	}
+	n.closeFetchesLocked(true)
 	n.mu.Unlock()
 	deadline := time.NewTimer(closeFlushTimeout)
 flush:
@@ -340,7 +375,27 @@ func (n *Node) Counters() Counters {
 		Relayed:     n.c.relayed.Load(),
 		RelayDup:    n.c.relayDup.Load(),
 		RelayLimit:  n.c.relayLimited.Load(),
+
+		DuplicateOps:  n.c.duplicate.Load(),
+		UnsignedOps:   n.c.unsigned.Load(),
+		BadSignature:  n.c.badSig.Load(),
+		UnknownOrigin: n.c.unknownOrigin.Load(),
 	}
+}
+
+// BytesRead returns the bytes read so far from members and from other
+// devices (outsiders), for benchmarks and status.
+func (n *Node) BytesRead() (members, outsiders uint64) {
+	return n.c.memberBytes.Load(), n.c.outsiderBytes.Load()
+}
+
+// countRejects adds what admit refused to the counters.
+func (n *Node) countRejects(r rejects) {
+	n.c.duplicate.Add(uint64(r.duplicate))
+	n.c.unsigned.Add(uint64(r.unsigned))
+	n.c.badSig.Add(uint64(r.badSig))
+	n.c.unknownOrigin.Add(uint64(r.unknown))
+	n.c.dropped.Add(uint64(r.void + r.malformed))
 }
 
 // Devices lists the group's members, this device first, then by id.
@@ -352,13 +407,13 @@ func (n *Node) Devices() []DeviceInfo {
 
 func (n *Node) devicesLocked() []DeviceInfo {
 	now := n.clock.Now()
-	out := []DeviceInfo{{ID: n.id, Name: n.cfg.Name, Addresses: slices.Clone(n.addrs), ProtocolVersion: engine.ProfileVersion, Online: true, Self: true}}
+	out := []DeviceInfo{{ID: n.id, Name: n.cfg.Name, Fingerprint: Fingerprint(n.pub), Addresses: slices.Clone(n.addrs), ProtocolVersion: engine.ProfileVersion, Online: true, Self: true}}
 	for _, id := range n.glog.memberIDs() {
 		if id == n.id {
 			continue
 		}
 		m := n.glog.members[id]
-		d := DeviceInfo{ID: id, Name: m.profile.Name, Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
+		d := DeviceInfo{ID: id, Name: m.profile.Name, Fingerprint: Fingerprint(n.glog.keys[id]), Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
 		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
 			d.Online = true
 		} else if h := n.held[id]; h != nil && !h.relayedAt.IsZero() && now.Sub(h.relayedAt) <= OnlineWindow {
@@ -445,7 +500,9 @@ func (n *Node) SendCommand(target engine.DeviceID, stamp engine.CommandStamp, ha
 }
 
 // Revoke removes a member from the group: its connections close at once
-// and it is refused afterwards, here and on every member the op reaches.
+// and it is refused afterwards, here and on every member the op reaches,
+// until a member admits it again through pairing. What it did after the
+// last of its ops this device holds is void.
 func (n *Node) Revoke(id engine.DeviceID) error {
 	n.mu.Lock()
 	if id == n.id {
@@ -457,8 +514,18 @@ func (n *Node) Revoke(id engine.DeviceID) error {
 		return fmt.Errorf("%w: %s", ErrUnknownDevice, id)
 	}
 	b, _ := json.Marshal(revokedBody{Target: id, TargetMaxSeqSeen: n.glog.vector[id]})
+	return n.changeAndUnlock(func() error {
+		_, err := n.appendLocalLocked(KindRevoked, b)
+		return err
+	})
+}
+
+// changeAndUnlock runs change, which alters the membership, with n.mu held
+// by the caller; then it applies what follows from the change (closing
+// connections, a group of its own), releases n.mu and reports the change.
+func (n *Node) changeAndUnlock(change func() error) error {
 	before := n.membershipKeyLocked()
-	_, err := n.appendLocalLocked(KindRevoked, b)
+	err := change()
 	var evs []Event
 	if err == nil {
 		evs = n.afterMembershipLocked(before)
@@ -468,18 +535,130 @@ func (n *Node) Revoke(id engine.DeviceID) error {
 	return err
 }
 
+// Leave takes this device out of its group: it records its own revocation
+// in the group's log, sends it to the members connected now, and founds a
+// group of its own. Members that are not connected learn it from the
+// others; until then they list this device offline.
+func (n *Node) Leave() error {
+	n.mu.Lock()
+	if n.closed || !n.started {
+		n.mu.Unlock()
+		return ErrClosed
+	}
+	if len(n.glog.members) <= 1 {
+		n.mu.Unlock()
+		return ErrAlone
+	}
+	return n.changeAndUnlock(func() error {
+		if err := n.leaveLocked("left the group"); err != nil {
+			return err
+		}
+		return n.foundGroupLocked()
+	})
+}
+
+// leaveLocked records this device's revocation of itself in the current
+// group when it has other members, and ends the member connections after
+// they wrote what is queued (that op among it). The caller then switches
+// to another group.
+func (n *Node) leaveLocked(reason string) error {
+	if len(n.glog.members) > 1 && n.glog.isMember(n.id) {
+		b, _ := json.Marshal(revokedBody{Target: n.id, TargetMaxSeqSeen: n.glog.nextSeq(n.id)})
+		op, err := n.appendLocalLocked(KindRevoked, b)
+		if err != nil {
+			return err
+		}
+		for _, s := range n.sessions {
+			if s.peerVector == nil { // no hello yet: appendLocalLocked did not push to it
+				n.sendOpsLocked(s, []Op{op})
+			}
+		}
+		// Members not connected now get it when they next call on this
+		// device (handleRestricted), while it runs.
+		if len(n.left) >= maxLeftGroups {
+			clear(n.left)
+		}
+		n.left[n.group] = op
+	}
+	for id, s := range n.sessions {
+		n.log.Info("devicesync: closing connection", "peer", string(id), "reason", reason)
+		s.retire()
+	}
+	return nil
+}
+
+// maxLeftGroups bounds the groups whose leaving op a node keeps.
+const maxLeftGroups = 4
+
 // loadGroupLocked restores the persisted group or founds a group of one.
+//
+// A group whose history is not signed was written by a furudesk from before
+// ops were signed. Such a history cannot be trusted: back then any member
+// could write ops in any origin's name, every device took them, and an op
+// forged in a device's own name cannot be told apart from its own, so
+// having each device re-sign "its" ops would re-sign the forgeries too
+// (a device planted that way would stay). The device therefore leaves such
+// a group: it founds a signed group of its own and tells the user, with
+// the names the old group listed, to pair the devices again. Nothing of
+// the old history is kept or relayed, but its application ops (playlists,
+// likes, plays) are handed to the app (GroupLeft), which carries what they
+// describe into the new group in this device's name.
 func (n *Node) loadGroupLocked() error {
 	group, ops, err := n.cfg.Store.LoadGroup()
 	if err != nil {
 		return fmt.Errorf("devicesync: load group: %w", err)
 	}
-	g := newGroupLog()
+	if group == "" {
+		return n.foundGroupLocked()
+	}
+	g, verr := loadLog(group, ops)
+	switch {
+	case verr != nil:
+		names := legacyNames(ops, n.id)
+		n.log.Warn("devicesync: the stored group's history cannot be verified, founding a new group", "group", group, "reason", verr, "devices", names)
+		text := "This device's group was made by an older furudesk, whose history is not signed and cannot be told apart from forged entries, so this device now starts a group of its own."
+		if len(names) > 0 {
+			text += " Pair your other devices with it again (Devices → Add a device): " + strings.Join(names, ", ") + "."
+		}
+		n.emit(Notice{Text: text})
+		if err := n.foundGroupLocked(); err != nil {
+			return err
+		}
+		var app []Op
+		for _, o := range ops {
+			if !groupKind(o.Kind) && o.validate() == nil {
+				app = append(app, o)
+			}
+		}
+		if len(app) > 0 {
+			n.emit(GroupLeft{Group: group, AppOps: app})
+		}
+		return nil
+	case !g.isMember(n.id):
+		n.log.Info("devicesync: not a member of the stored group, founding a new one", "group", group)
+		return n.foundGroupLocked()
+	}
+	n.group, n.glog = group, g
+	return n.refreshProfileLocked()
+}
+
+// errUnsignedHistory reports a stored log from before ops were signed.
+var errUnsignedHistory = errors.New("devicesync: the group's history is not signed")
+
+// loadLog rebuilds the log of group from stored ops. Only verified ops are
+// ever stored, so only the membership ops are verified again (they are
+// few, and decide everything else); a log with an unsigned op, a failing
+// membership op or no valid root cannot be trusted.
+func loadLog(group string, ops []Op) (*groupLog, error) {
 	valid := ops[:0:0]
 	for _, o := range ops {
-		if o.validate() == nil {
-			valid = append(valid, o)
+		if o.validate() != nil {
+			continue
 		}
+		if len(o.Sig) == 0 {
+			return nil, errUnsignedHistory
+		}
+		valid = append(valid, o)
 	}
 	slices.SortStableFunc(valid, func(a, b Op) int {
 		if c := strings.Compare(string(a.Origin), string(b.Origin)); c != 0 {
@@ -487,26 +666,74 @@ func (n *Node) loadGroupLocked() error {
 		}
 		return cmp.Compare(a.Seq, b.Seq)
 	})
-	g.add(valid)
-	if group == "" || !g.isMember(n.id) {
-		if group != "" {
-			n.log.Info("devicesync: not a member of the stored group, founding a new one", "group", group)
+	g := newGroupLog(group)
+	g.insert(valid)
+	g.derive()
+	for _, o := range valid {
+		if _, isM, ok := parseMembership(group, o); isM {
+			key := g.keyFor(o)
+			if !ok || key == nil || verifyOp(key, group, o) != nil {
+				return nil, fmt.Errorf("devicesync: stored op %s does not verify", o.ID)
+			}
 		}
-		return n.foundGroupLocked()
 	}
-	n.group, n.glog = group, g
-	return n.refreshProfileLocked()
+	if g.root == "" {
+		return nil, errors.New("devicesync: the group's history has no valid root")
+	}
+	return g, nil
 }
 
-// foundGroupLocked makes this device a new group of one.
+// maxLegacyNames bounds the names a notice about an old group lists.
+const maxLegacyNames = 8
+
+// legacyNames lists, sorted, the names of the devices other than self an
+// unsigned log admitted, read the way the version that wrote it did.
+func legacyNames(ops []Op, self engine.DeviceID) []string {
+	names := map[engine.DeviceID]string{}
+	for _, o := range ops {
+		if o.Kind != KindTrusted {
+			continue
+		}
+		var b trustedBody
+		if json.Unmarshal(o.Body, &b) == nil && b.Target != self && ValidDeviceID(b.Target) {
+			if _, ok := names[b.Target]; !ok || b.Name != "" {
+				names[b.Target] = b.Name
+			}
+		}
+	}
+	for _, o := range ops {
+		var b profileBody
+		if _, ok := names[o.Origin]; ok && o.Kind == KindProfileSet && json.Unmarshal(o.Body, &b) == nil && b.DeviceID == o.Origin && b.Name != "" {
+			names[o.Origin] = b.Name
+		}
+	}
+	var out []string
+	for id, name := range names {
+		if name == "" {
+			name = string(id)
+		}
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > maxLegacyNames {
+		out = append(out[:maxLegacyNames], "…")
+	}
+	return out
+}
+
+// foundGroupLocked makes this device a new group of one: a fresh nonce
+// gives the group id, and the group's root op, signed by this device,
+// carries the nonce and this device's key.
 func (n *Node) foundGroupLocked() error {
-	group := NewGroupID()
+	nonce := randomHex(16)
+	group := groupIDFor(n.id, nonce)
 	if err := n.cfg.Store.ResetGroup(group); err != nil {
 		return fmt.Errorf("devicesync: reset group: %w", err)
 	}
-	n.group, n.glog = group, newGroupLog()
-	b, _ := json.Marshal(trustedBody{Target: n.id, Key: n.pub, Name: n.cfg.Name})
-	if _, err := n.appendLocalLocked(KindTrusted, b); err != nil {
+	n.group, n.glog = group, newGroupLog(group)
+	b, _ := json.Marshal(rootBody{Key: n.pub, Nonce: nonce, Name: n.cfg.Name})
+	if _, err := n.appendLocalLocked(KindGroupRoot, b); err != nil {
 		return err
 	}
 	return n.refreshProfileLocked()
@@ -528,10 +755,10 @@ func (n *Node) refreshProfileLocked() error {
 	return err
 }
 
-// appendLocalLocked persists and applies a new op of this device and
-// pushes it to the connected members.
+// appendLocalLocked signs, persists and applies a new op of this device
+// and pushes it to the connected members.
 func (n *Node) appendLocalLocked(kind string, body json.RawMessage) (Op, error) {
-	seq := n.glog.vector[n.id] + 1
+	seq := n.glog.nextSeq(n.id)
 	op := Op{
 		ID:     OpID(n.id, seq),
 		Origin: n.id,
@@ -540,10 +767,14 @@ func (n *Node) appendLocalLocked(kind string, body json.RawMessage) (Op, error) 
 		Kind:   kind,
 		Body:   body,
 	}
+	if err := signOp(n.cfg.Key, n.group, &op); err != nil {
+		return Op{}, err
+	}
 	if err := n.cfg.Store.AppendOps([]Op{op}); err != nil {
 		return Op{}, fmt.Errorf("devicesync: persist op: %w", err)
 	}
-	n.glog.add([]Op{op})
+	n.glog.insert([]Op{op})
+	n.glog.derive()
 	n.pushOpsLocked(nil)
 	return op, nil
 }
@@ -562,7 +793,7 @@ func (n *Node) membershipKeyLocked() string {
 // afterMembershipLocked closes sessions of devices that are no longer
 // members, leaves a group that revoked this device, and reports a change.
 func (n *Node) afterMembershipLocked(before string) []Event {
-	if n.glog.isRevoked(n.id) {
+	if !n.glog.isMember(n.id) {
 		n.log.Warn("devicesync: this device was revoked from its group, founding a new one", "group", n.group)
 		n.closeAllLocked("this device was revoked")
 		if err := n.foundGroupLocked(); err != nil {
@@ -571,10 +802,11 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 	}
 	for id, s := range n.sessions {
 		if !n.glog.isMember(id) {
-			n.log.Info("devicesync: closing connection", "peer", string(id), "reason", "revoked")
-			s.close()
+			n.log.Info("devicesync: closing connection", "peer", string(id), "reason", "not a member any more")
+			s.retire() // the op that removed it goes first
 		}
 	}
+	n.closeFetchesLocked(false)
 	if n.membershipKeyLocked() == before {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -12,8 +13,10 @@ import (
 )
 
 // Operation kinds of the group log. Ops of other kinds are stored and
-// relayed but not interpreted, so newer clients' ops still propagate.
+// relayed but not interpreted, so newer clients' ops still propagate; they
+// are signed and checked like every op.
 const (
+	KindGroupRoot       = "group_root"
 	KindProfileSet      = "device_profile_set"
 	KindTrusted         = "device_trusted"
 	KindRevoked         = "device_revoked"
@@ -22,7 +25,9 @@ const (
 
 // Op is one entry of the trusted group's operation log. Its shape is the
 // storage row: ID is "{origin}:{seq}", Seq increases per origin, HLCms is
-// the hybrid logical clock in Unix milliseconds, Body is the kind's JSON.
+// the hybrid logical clock in Unix milliseconds, Body is the kind's JSON
+// and Sig the origin's ed25519 signature over the op in its group (see
+// opsign.go).
 type Op struct {
 	ID     string          `json:"id"`
 	Origin engine.DeviceID `json:"origin"`
@@ -30,6 +35,7 @@ type Op struct {
 	HLCms  int64           `json:"hlc_ms"`
 	Kind   string          `json:"kind"`
 	Body   json.RawMessage `json:"body"`
+	Sig    []byte          `json:"sig,omitempty"`
 }
 
 // OpID returns the id of origin's op number seq.
@@ -46,6 +52,9 @@ func (o Op) validate() error {
 	}
 	if len(o.Body) == 0 || !json.Valid(o.Body) {
 		return fmt.Errorf("op %q: body is not JSON", o.ID)
+	}
+	if len(o.Sig) > ed25519.SignatureSize {
+		return fmt.Errorf("op %q: signature of %d bytes", o.ID, len(o.Sig))
 	}
 	return nil
 }
@@ -65,15 +74,31 @@ type VersionVector map[engine.DeviceID]uint64
 // profileBody is the body of KindProfileSet; DeviceID must be the origin.
 type profileBody = profile
 
-// trustedBody is the body of KindTrusted.
-type trustedBody struct {
-	Target engine.DeviceID `json:"target"`
-	Key    []byte          `json:"key,omitempty"` // ed25519 public key
-	Name   string          `json:"name,omitempty"`
+// rootBody is the body of KindGroupRoot, the first op of its founder: the
+// founder's public key and the nonce that, hashed with the founder's id,
+// gives the group id (groupIDFor). The group id is therefore a commitment
+// to its founder, and no other device can write a root for it.
+type rootBody struct {
+	Key   []byte `json:"key"`
+	Nonce string `json:"nonce"`
+	Name  string `json:"name,omitempty"`
 }
 
-// revokedBody is the body of KindRevoked. Ops of Target with a seq above
-// TargetMaxSeqSeen are refused.
+// trustedBody is the body of KindTrusted: its origin admits Target, whose
+// public key it carries so that every member can verify Target's ops.
+// FromSeq is the greatest seq of Target the admitter held: a device
+// admitted again after a revocation numbers its new ops above it.
+type trustedBody struct {
+	Target  engine.DeviceID `json:"target"`
+	Key     []byte          `json:"key"` // ed25519 public key of Target
+	Name    string          `json:"name,omitempty"`
+	FromSeq uint64          `json:"from_seq,omitempty"`
+}
+
+// revokedBody is the body of KindRevoked. Until Target is admitted again by
+// a later op, its ops with a seq above TargetMaxSeqSeen are void, and so is
+// everything they did (the devices they admitted, say). A device leaving
+// its group revokes itself with the seq of that very op.
 type revokedBody struct {
 	Target           engine.DeviceID `json:"target"`
 	TargetMaxSeqSeen uint64          `json:"target_max_seq_seen"`
@@ -95,20 +120,22 @@ type member struct {
 	profOp  Op // the winning profile op, zero if none
 }
 
-// groupLog is the in-memory operation log of the current group and the
-// membership derived from it. It is not safe for concurrent use.
+// groupLog is the in-memory operation log of one group and the membership
+// derived from it (trust.go). Only ops whose signature was verified against
+// the key the log holds for their origin are added to it (admit). It is not
+// safe for concurrent use.
 type groupLog struct {
+	group    string
 	byOrigin map[engine.DeviceID][]Op // sorted by Seq
 	vector   VersionVector
 	count    int
 	lastHLC  int64
 
-	members map[engine.DeviceID]*member
-	revoked map[engine.DeviceID]uint64 // target → cutoff seq
+	trust
 }
 
-func newGroupLog() *groupLog {
-	g := &groupLog{byOrigin: map[engine.DeviceID][]Op{}, vector: VersionVector{}}
+func newGroupLog(group string) *groupLog {
+	g := &groupLog{group: group, byOrigin: map[engine.DeviceID][]Op{}, vector: VersionVector{}}
 	g.derive()
 	return g
 }
@@ -125,22 +152,15 @@ func (g *groupLog) holds(o Op) bool {
 	return ok
 }
 
-// cutoffRefuses reports whether a revocation refuses op.
-func (g *groupLog) cutoffRefuses(o Op) bool {
-	c, ok := g.revoked[o.Origin]
-	return ok && o.Seq > c
-}
-
-// add inserts ops it does not hold and a revocation does not refuse,
-// re-derives membership, and returns the ops it added in the order given.
-// An op below the vector is inserted in its place: a device that joined a
-// group holds the membership ops but not the ones between them.
-func (g *groupLog) add(ops []Op) []Op {
+// insert adds the ops it does not hold without checking them, and returns
+// those it added in the order given. Callers check first (admit) or hold
+// ops that were checked before they were stored (load). An op below the
+// vector is inserted in its place: a device that joined a group holds the
+// membership ops but not the ones between them. The vector moves past
+// every op given.
+func (g *groupLog) insert(ops []Op) []Op {
 	var added []Op
 	for _, o := range ops {
-		if g.cutoffRefuses(o) {
-			continue
-		}
 		i, held := g.find(o)
 		g.vector[o.Origin] = max(g.vector[o.Origin], o.Seq)
 		if held {
@@ -151,64 +171,23 @@ func (g *groupLog) add(ops []Op) []Op {
 		g.lastHLC = max(g.lastHLC, o.HLCms)
 		added = append(added, o)
 	}
-	if len(added) > 0 {
-		g.derive()
-	}
 	return added
 }
 
-// derive recomputes revocations and membership from the log. Ops above a
-// revocation's cutoff are left out, including trust they would grant.
-func (g *groupLog) derive() {
-	g.revoked = map[engine.DeviceID]uint64{}
-	g.each(func(o Op) {
-		if o.Kind != KindRevoked {
-			return
-		}
-		var b revokedBody
-		if json.Unmarshal(o.Body, &b) != nil || !ValidDeviceID(b.Target) {
-			return
-		}
-		if c, ok := g.revoked[b.Target]; !ok || b.TargetMaxSeqSeen < c {
-			g.revoked[b.Target] = b.TargetMaxSeqSeen
-		}
-	})
-	g.members = map[engine.DeviceID]*member{}
-	var profiles []Op
-	g.each(func(o Op) {
-		if g.cutoffRefuses(o) {
-			return
-		}
-		switch o.Kind {
-		case KindTrusted:
-			var b trustedBody
-			if json.Unmarshal(o.Body, &b) != nil || !ValidDeviceID(b.Target) {
-				return
+// unadd removes ops insert added a moment ago (they could not be
+// persisted) and puts the vector back to prev.
+func (g *groupLog) unadd(ops []Op, prev VersionVector) {
+	for _, o := range ops {
+		if i, held := g.find(o); held {
+			g.byOrigin[o.Origin] = slices.Delete(g.byOrigin[o.Origin], i, i+1)
+			g.count--
+			if len(g.byOrigin[o.Origin]) == 0 {
+				delete(g.byOrigin, o.Origin)
 			}
-			if _, gone := g.revoked[b.Target]; gone {
-				return
-			}
-			if g.members[b.Target] == nil {
-				g.members[b.Target] = &member{id: b.Target, profile: profile{DeviceID: b.Target, Name: b.Name}}
-			}
-			if m := g.members[b.Target]; m.key == nil && len(b.Key) == ed25519.PublicKeySize && DeviceIDFromPublicKey(b.Key) == b.Target {
-				m.key = ed25519.PublicKey(b.Key)
-			}
-		case KindProfileSet:
-			profiles = append(profiles, o)
 		}
-	})
-	for _, o := range profiles {
-		var b profileBody
-		if json.Unmarshal(o.Body, &b) != nil || b.DeviceID != o.Origin {
-			continue
-		}
-		m := g.members[o.Origin]
-		if m == nil || (m.profOp.ID != "" && !o.later(m.profOp)) {
-			continue
-		}
-		m.profile, m.profOp = b, o
 	}
+	g.vector = prev
+	g.derive()
 }
 
 // each visits every op in a deterministic order: origin, then seq.
@@ -220,37 +199,42 @@ func (g *groupLog) each(f func(Op)) {
 	}
 }
 
-func (g *groupLog) origins() []engine.DeviceID {
-	keys := make([]engine.DeviceID, 0, len(g.byOrigin))
-	for k := range g.byOrigin {
-		keys = append(keys, k)
+func (g *groupLog) origins() []engine.DeviceID { return slices.Sorted(maps.Keys(g.byOrigin)) }
+
+// syncOrder lists the origins the log holds ops of in the order sync sends
+// them (trust.order, then the others by id): a receiver learns each
+// origin's key, from the op admitting it, before that origin's ops.
+func (g *groupLog) syncOrder() []engine.DeviceID {
+	out := make([]engine.DeviceID, 0, len(g.byOrigin))
+	listed := map[engine.DeviceID]bool{}
+	for _, id := range g.order {
+		if _, ok := g.byOrigin[id]; ok {
+			out = append(out, id)
+			listed[id] = true
+		}
 	}
-	slices.Sort(keys)
-	return keys
-}
-
-// isMember reports whether id is trusted and not revoked.
-func (g *groupLog) isMember(id engine.DeviceID) bool { return g.members[id] != nil }
-
-// isRevoked reports whether id has been revoked in this group.
-func (g *groupLog) isRevoked(id engine.DeviceID) bool {
-	_, ok := g.revoked[id]
-	return ok
+	for _, id := range g.origins() {
+		if !listed[id] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // missing returns the ops a peer holding vector v lacks, at most limit,
-// each origin's ops as a contiguous run from the peer's seq upward.
-// Ops of revoked origins above their cutoff are never sent.
+// each origin's ops as a contiguous run from the peer's seq upward, the
+// origins in syncOrder. Void
+// ops are sent too (see admit): they count for nothing anywhere.
 func (g *groupLog) missing(v VersionVector, limit int, filter func(Op) bool) []Op {
 	var out []Op
-	for _, origin := range g.origins() {
+	for _, origin := range g.syncOrder() {
 		ops := g.byOrigin[origin]
 		i, _ := slices.BinarySearchFunc(ops, v[origin]+1, func(o Op, s uint64) int { return cmp.Compare(o.Seq, s) })
 		for _, o := range ops[i:] {
 			if len(out) >= limit {
 				return out
 			}
-			if g.cutoffRefuses(o) || (filter != nil && !filter(o)) {
+			if filter != nil && !filter(o) {
 				continue
 			}
 			out = append(out, o)
@@ -291,16 +275,6 @@ func (g *groupLog) prune(cutoffHLC int64) []string {
 	return gone
 }
 
-// memberIDs returns the members sorted by id.
-func (g *groupLog) memberIDs() []engine.DeviceID {
-	ids := make([]engine.DeviceID, 0, len(g.members))
-	for id := range g.members {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
-}
-
 // vectorCopy returns a copy of the log's version vector.
 func (g *groupLog) vectorCopy() VersionVector {
 	v := make(VersionVector, len(g.vector))
@@ -308,4 +282,10 @@ func (g *groupLog) vectorCopy() VersionVector {
 		v[k] = s
 	}
 	return v
+}
+
+// nextSeq is the seq of origin's next op: above what the log holds of it
+// and above the floor its latest admission set.
+func (g *groupLog) nextSeq(origin engine.DeviceID) uint64 {
+	return max(g.vector[origin], g.floor[origin]) + 1
 }

@@ -21,6 +21,10 @@ import (
 // stopped retrying.
 const pendingIdle = 30 * time.Second
 
+// maxDenied bounds the denials remembered so that a denied requester's
+// retries get the same answer.
+const maxDenied = 64
+
 // Pairing request states.
 const (
 	pairWaiting = iota
@@ -29,8 +33,10 @@ const (
 	pairDenied
 )
 
-// pendingReq is a pairing request the inviter knows about. Decided requests
-// are kept until their invite expires so retries get the same answer.
+// pendingReq is a pairing request the inviter knows about. An invite has at
+// most one waiting request. Accepted requests are kept until their invite
+// expires so retries get the same answer; a denied one frees its place at
+// once and leaves a denial (Node.denied) behind.
 type pendingReq struct {
 	id           string
 	inviteID     string
@@ -88,11 +94,14 @@ func (n *Node) Pending() []PairingRequest {
 }
 
 func (p *pendingReq) event() PairingRequest {
-	return PairingRequest{ID: p.id, DeviceID: p.device, Name: p.name, GroupConflict: p.conflict}
+	return PairingRequest{ID: p.id, DeviceID: p.device, Name: p.name, Fingerprint: Fingerprint(p.key), GroupConflict: p.conflict}
 }
 
-// expirePendingLocked forgets requests whose invite expired and waiting
-// requests whose requester stopped asking.
+// denialKey names a denial of device's request with invite.
+func denialKey(invite string, device engine.DeviceID) string { return invite + "/" + string(device) }
+
+// expirePendingLocked forgets requests and denials whose invite expired and
+// waiting requests whose requester stopped asking.
 func (n *Node) expirePendingLocked() {
 	now := n.clock.Now()
 	for id, p := range n.pending {
@@ -100,6 +109,22 @@ func (n *Node) expirePendingLocked() {
 			delete(n.pending, id)
 		}
 	}
+	for k, exp := range n.denied {
+		if now.After(exp) {
+			delete(n.denied, k)
+		}
+	}
+}
+
+// waitingLocked counts the requests waiting for the user.
+func (n *Node) waitingLocked() int {
+	k := 0
+	for _, p := range n.pending {
+		if p.state == pairWaiting {
+			k++
+		}
+	}
+	return k
 }
 
 // Accept admits the device of a pending request. Without a group conflict,
@@ -144,8 +169,14 @@ func (n *Node) Accept(id string, joinTheirs bool) error {
 	if p.conflict && joinTheirs {
 		p.state = pairJoinRequester
 		resp = pairResponseMsg{Type: typePairResponse, Status: statusJoinRequester, Profile: &self}
+		if p.session != nil {
+			// The requester answers with its group's log: a large line
+			// the outsider budgets would refuse.
+			p.session.trusted.Store(true)
+			_ = p.session.conn.SetReadDeadline(time.Now().Add(n.pairWindow))
+		}
 	} else {
-		b, _ := json.Marshal(trustedBody{Target: p.device, Key: p.key, Name: p.name})
+		b, _ := json.Marshal(trustedBody{Target: p.device, Key: p.key, Name: p.name, FromSeq: n.glog.vector[p.device]})
 		before := n.membershipKeyLocked()
 		if _, err := n.appendLocalLocked(KindTrusted, b); err != nil {
 			n.mu.Unlock()
@@ -167,8 +198,9 @@ func (n *Node) Accept(id string, joinTheirs bool) error {
 	return err
 }
 
-// Deny refuses a pending request; the requester's retries get the same
-// answer until the invite expires.
+// Deny refuses a pending request. It frees the request's place at once
+// (another device may use the invite); the denied device's retries get the
+// same answer until the invite expires.
 func (n *Node) Deny(id string) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -176,19 +208,31 @@ func (n *Node) Deny(id string) error {
 	if p == nil || p.state != pairWaiting {
 		return fmt.Errorf("%w: %q", ErrUnknownRequest, id)
 	}
-	p.state = pairDenied
-	p.response, _ = encodeLine(pairResponseMsg{Type: typePairResponse, Status: statusDenied}, MaxLineBytes)
+	delete(n.pending, id)
+	n.expirePendingLocked()
+	if len(n.denied) >= maxDenied {
+		var oldest string
+		for k, exp := range n.denied {
+			if oldest == "" || exp.Before(n.denied[oldest]) {
+				oldest = k
+			}
+		}
+		delete(n.denied, oldest)
+	}
+	n.denied[denialKey(p.inviteID, p.device)] = p.expires
 	if p.session != nil {
-		p.session.send(p.response)
+		if line, err := encodeLine(pairResponseMsg{Type: typePairResponse, Status: statusDenied}, MaxLineBytes); err == nil {
+			p.session.send(line)
+		}
 	}
 	return nil
 }
 
-// membershipOpsLocked returns the ops a joining device needs to know the
-// members: trust, revocations and profiles.
+// membershipOpsLocked returns the ops a joining device needs to know and
+// verify the members: the root, trust, revocations and profiles.
 func (n *Node) membershipOpsLocked() []Op {
 	return n.glog.missing(VersionVector{}, MaxOpsPerBatch, func(o Op) bool {
-		return o.Kind == KindTrusted || o.Kind == KindRevoked || o.Kind == KindProfileSet
+		return o.Kind == KindGroupRoot || o.Kind == KindTrusted || o.Kind == KindRevoked || o.Kind == KindProfileSet
 	})
 }
 
@@ -213,6 +257,24 @@ func (n *Node) handleRestricted(s *session, m message) ([]Event, string) {
 		}
 		delete(n.pending, p.id)
 		return evs, "joined the requester's group"
+	case helloMsg:
+		n.c.refused.Add(1)
+		if op, ok := n.left[m.Group]; ok {
+			// A member of a group this device left, that missed it.
+			n.sendOpsLocked(s, []Op{op})
+			return nil, "this device left that group"
+		}
+		if m.Group == n.group && n.glog.isRevoked(s.peer) {
+			// A removed device still believing it is a member learns
+			// why it is refused: the revocations that name it, nothing
+			// else of the group.
+			n.sendOpsLocked(s, n.glog.missing(VersionVector{}, MaxOpsPerBatch, func(o Op) bool {
+				mo, _, ok := parseMembership(n.group, o)
+				return ok && o.Kind == KindRevoked && mo.target == s.peer
+			}))
+			return nil, "removed from the group"
+		}
+		return nil, "not a member: hello refused"
 	default:
 		n.c.refused.Add(1)
 		return nil, "not a member: " + m.msgType() + " refused"
@@ -235,9 +297,20 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	if err != nil || !rec.matches(m.Secret) {
 		n.c.refused.Add(1)
 		reply(statusInvalid)
+		if n.gate.wrongSecret(s.source, n.gateClock.Now()) {
+			n.log.Warn("devicesync: too many pairing requests with a wrong invite or secret, refusing the address for a while", "remote", s.source)
+		}
 		return nil, "pairing with an unknown invite or a wrong secret"
 	}
+	// The requester knows the secret: it keeps its connection while it
+	// asks again, and is not evicted by strangers.
+	s.ticket.verify()
+	_ = s.conn.SetReadDeadline(time.Now().Add(n.pairWindow))
 	now := n.clock.Now()
+	if exp, ok := n.denied[denialKey(m.InviteID, s.peer)]; ok && !now.After(exp) {
+		reply(statusDenied)
+		return nil, "pairing denied"
+	}
 	for _, p := range n.pending {
 		if p.inviteID == m.InviteID && p.device == s.peer {
 			p.lastSeen, p.session, s.pairReq = now, s, p
@@ -257,7 +330,14 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	case now.After(rec.Expires):
 		reply(statusExpired)
 		return nil, "invite expired"
-	case len(n.pending) >= MaxPendingPairings:
+	}
+	for _, p := range n.pending {
+		if p.inviteID == m.InviteID && p.state == pairWaiting {
+			reply(statusInviteTaken)
+			return nil, "another device's request with this invite waits for the user"
+		}
+	}
+	if n.waitingLocked() >= MaxPendingPairings {
 		reply(statusBusy)
 		return nil, fmt.Sprintf("more than %d pending pairing requests", MaxPendingPairings)
 	}
@@ -277,12 +357,14 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	n.pending[p.id] = p
 	s.pairReq = p
 	reply(statusPending)
-	n.log.Info("devicesync: pairing request", "peer", string(s.peer), "name", p.name, "conflict", p.conflict)
+	n.log.Info("devicesync: pairing request", "peer", string(s.peer), "name", p.name, "fingerprint", Fingerprint(p.key), "conflict", p.conflict)
 	return []Event{p.event()}, ""
 }
 
 // joinGroupLocked makes group, with ops as its initial log, this device's
-// group. via must be a member after the ops apply; so must this device.
+// group. The ops are checked like any received ops (admit): via and this
+// device must be members of what they describe. This device leaves its
+// current group first (leaveLocked).
 func (n *Node) joinGroupLocked(group string, ops []Op, via engine.DeviceID) ([]Event, error) {
 	if !validGroupID(group) {
 		return nil, fmt.Errorf("devicesync: invalid group id %q", group)
@@ -290,10 +372,14 @@ func (n *Node) joinGroupLocked(group string, ops []Op, via engine.DeviceID) ([]E
 	if err := validateOps(ops); err != nil {
 		return nil, fmt.Errorf("devicesync: pairing ops: %w", err)
 	}
-	g := newGroupLog()
-	g.add(ops)
-	if !g.isMember(n.id) || !g.isMember(via) {
+	g := newGroupLog(group)
+	added, rej := g.admit(ops, n.clock.Now().Add(MaxClockSkew).UnixMilli())
+	n.countRejects(rej)
+	if g.root == "" || !g.isMember(n.id) || !g.isMember(via) {
 		return nil, errors.New("devicesync: pairing response does not admit this device")
+	}
+	if err := n.leaveLocked("joined another group"); err != nil {
+		return nil, err
 	}
 	// The response holds the membership ops only: the vector claims no
 	// other device's ops yet, so anti-entropy sends the ones in between.
@@ -301,10 +387,9 @@ func (n *Node) joinGroupLocked(group string, ops []Op, via engine.DeviceID) ([]E
 	if err := n.cfg.Store.ResetGroup(group); err != nil {
 		return nil, fmt.Errorf("devicesync: reset group: %w", err)
 	}
-	if err := n.cfg.Store.AppendOps(ops); err != nil {
+	if err := n.cfg.Store.AppendOps(added); err != nil {
 		return nil, fmt.Errorf("devicesync: persist ops: %w", err)
 	}
-	n.closeAllLocked("joined another group")
 	n.group, n.glog = group, g
 	if err := n.refreshProfileLocked(); err != nil {
 		return nil, err
@@ -350,6 +435,7 @@ func (n *Node) Pair(ctx context.Context, code string) error {
 		}
 		return nil
 	})
+	var last error
 	for attempt := 0; ; attempt++ {
 		addr := inv.T.Addresses[attempt%len(inv.T.Addresses)]
 		done, err := n.pairAttempt(ctx, addr, conf, inv)
@@ -358,6 +444,7 @@ func (n *Node) Pair(ctx context.Context, code string) error {
 		}
 		if err != nil {
 			n.log.Debug("devicesync: pairing attempt failed", "addr", addr, "err", err)
+			last = err
 		}
 		t := time.NewTimer(n.retry)
 		select {
@@ -367,6 +454,9 @@ func (n *Node) Pair(ctx context.Context, code string) error {
 				return ErrClosed
 			}
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				if errors.Is(last, ErrInviteTaken) {
+					return ErrInviteTaken
+				}
 				return ErrPairTimeout
 			}
 			return ctx.Err()
@@ -454,6 +544,10 @@ func (n *Node) pairAttempt(ctx context.Context, addr string, conf *tls.Config, i
 			return true, ErrInviteExpired
 		case statusBusy:
 			return true, ErrPairBusy
+		case statusInviteTaken:
+			// Another device's request with this invite waits for the
+			// user; if it is denied, this one gets its place.
+			return false, ErrInviteTaken
 		default:
 			return true, ErrInviteInvalid
 		}
@@ -495,7 +589,7 @@ func (n *Node) welcomeInviter(tc *tls.Conn, inv invitePayload, resp pairResponse
 	if resp.Profile != nil && resp.Profile.DeviceID == inv.D {
 		name = resp.Profile.Name
 	}
-	b, _ := json.Marshal(trustedBody{Target: inv.D, Key: key, Name: name})
+	b, _ := json.Marshal(trustedBody{Target: inv.D, Key: key, Name: name, FromSeq: n.glog.vector[inv.D]})
 	before := n.membershipKeyLocked()
 	_, err := n.appendLocalLocked(KindTrusted, b)
 	if err != nil {

@@ -2,9 +2,12 @@ package devicesync
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -113,6 +116,9 @@ func TestExpiredInviteIsRefused(t *testing.T) {
 	}
 }
 
+// An invite admits one device, and has one request waiting at a time: a
+// second device asking with it is told the invite is taken and keeps
+// asking; once the first is accepted, it is told the invite is used.
 func TestInviteAdmitsOneDevice(t *testing.T) {
 	a := startNode(t, "a")
 	b := startNode(t, "b")
@@ -121,11 +127,18 @@ func TestInviteAdmitsOneDevice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eb, ec := pairAsync(b, code), pairAsync(c, code)
+	eb := pairAsync(b, code)
 	rb := waitEvent(a, func(r PairingRequest) bool { return r.DeviceID == b.ID() })
-	waitEvent(a, func(r PairingRequest) bool { return r.DeviceID == c.ID() })
-	if got := len(a.Pending()); got != 2 {
-		t.Fatalf("pending = %d", got)
+	inv, _, err := decodeInvite(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, st := askRaw(t, a, inv, "b"); st != statusInviteTaken || !p.closedByPeer() {
+		t.Fatalf("second request with the invite: %s", st)
+	}
+	ec := pairAsync(c, code)
+	if got := a.Pending(); len(got) != 1 || got[0].DeviceID != b.ID() {
+		t.Fatalf("pending = %+v", got)
 	}
 	if err := a.Accept(rb.ID, false); err != nil {
 		t.Fatal(err)
@@ -194,6 +207,8 @@ func TestGroupConflictJoinTheirs(t *testing.T) {
 		t.Fatal("a kept its old group's member")
 	}
 	b.waitUntil("b lost a", func() bool { return !b.isOnline(a.ID()) })
+	// a revoked itself in its old group on its way out.
+	b.waitUntil("b learns that a left", func() bool { return !b.isMember(a.ID()) })
 
 	// No conflict for a device that is a group of one.
 	e := startNode(t, "e")
@@ -212,33 +227,123 @@ func TestGroupConflictJoinTheirs(t *testing.T) {
 	connected(t, e, d)
 }
 
-func TestPendingRequestsAreBounded(t *testing.T) {
-	a := startNode(t, "a")
-	code, _, _ := a.CreateInvite()
+// askRaw sends a pairing request with inv from a fresh key named name and
+// returns the connection and the answer's status.
+func askRaw(t *testing.T, a *testNode, inv invitePayload, name string) (*rawPeer, string) {
+	t.Helper()
+	return askRawFrom(t, a, inv, name, nil)
+}
+
+// askRawFrom is askRaw from the local address from.
+func askRawFrom(t *testing.T, a *testNode, inv invitePayload, name string, from net.IP) (*rawPeer, string) {
+	t.Helper()
+	k := newKey(t)
+	p, err := dialRawFrom(t, a.Addr().String(), k, from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = p.send(pairRequestMsg{Type: typePairRequest, InviteID: inv.I, Secret: inv.S, Profile: profile{DeviceID: DeviceIDFromPublicKey(k.Public().(ed25519PublicKey)), Name: name}, Group: NewGroupID(), GroupDevices: 1})
+	return p, p.readType(typePairResponse).(pairResponseMsg).Status
+}
+
+func newInvite(t *testing.T, a *testNode) (string, invitePayload) {
+	t.Helper()
+	code, _, err := a.CreateInvite()
+	if err != nil {
+		t.Fatal(err)
+	}
 	inv, _, err := decodeInvite(code)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ask := func() (*rawPeer, string) {
-		k := newKey(t)
-		p, err := dialRaw(t, a.Addr().String(), k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_ = p.send(pairRequestMsg{Type: typePairRequest, InviteID: inv.I, Secret: inv.S, Profile: profile{DeviceID: DeviceIDFromPublicKey(k.Public().(ed25519PublicKey))}, Group: NewGroupID(), GroupDevices: 1})
-		return p, p.readType(typePairResponse).(pairResponseMsg).Status
-	}
+	return code, inv
+}
+
+func TestPendingRequestsAreBounded(t *testing.T) {
+	a := startNode(t, "a")
 	for i := range MaxPendingPairings {
-		if _, st := ask(); st != statusPending {
+		_, inv := newInvite(t, a)
+		if _, st := askRawFrom(t, a, inv, "x", otherSource(t)); st != statusPending {
 			t.Fatalf("request %d: %s", i, st)
 		}
 	}
-	p, st := ask()
+	_, inv := newInvite(t, a)
+	p, st := askRawFrom(t, a, inv, "x", otherSource(t))
 	if st != statusBusy || !p.closedByPeer() {
 		t.Fatalf("request over the limit: %s", st)
 	}
 	if got := len(a.Pending()); got != MaxPendingPairings {
 		t.Fatalf("pending = %d", got)
+	}
+}
+
+// Look-alike requests with one invite (all named like the real device)
+// take one place, not all of them: a real device pairing with a fresh
+// invite is asked about at once, with its fingerprint, the one it shows as
+// its own. A denied request frees its place at once, and the denied
+// device's retries are denied again.
+func TestLookAlikeRequestsTakeOnePlace(t *testing.T) {
+	a := startNode(t, "a")
+	real := startNode(t, "Kitchen")
+	_, inv := newInvite(t, a)
+	if _, st := askRaw(t, a, inv, "Kitchen"); st != statusPending {
+		t.Fatalf("first look-alike: %s", st)
+	}
+	for range MaxPendingPairings {
+		if _, st := askRaw(t, a, inv, "Kitchen"); st != statusInviteTaken {
+			t.Fatalf("look-alike: %s", st)
+		}
+	}
+	code, _ := newInvite(t, a)
+	errc := pairAsync(real, code)
+	r := waitEvent(a, func(r PairingRequest) bool { return r.DeviceID == real.ID() })
+	if r.Fingerprint == "" || r.Fingerprint != real.Devices()[0].Fingerprint || r.Name != "Kitchen" {
+		t.Fatalf("request %+v, the device shows itself as %+v", r, real.Devices()[0])
+	}
+	if got := len(a.Pending()); got != 2 {
+		t.Fatalf("pending = %d, want the look-alike and the real one", got)
+	}
+	for _, p := range a.Pending() {
+		if p.DeviceID != real.ID() && p.Fingerprint == r.Fingerprint {
+			t.Fatal("a look-alike shows the real device's fingerprint")
+		}
+	}
+	if err := a.Deny(r.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(a.Pending()); got != 1 {
+		t.Fatalf("pending after a denial = %d, want its place freed", got)
+	}
+	if err := waitErr(t, errc); !errors.Is(err, ErrPairDenied) {
+		t.Fatalf("denied device: %v", err)
+	}
+	if err := waitErr(t, pairAsync(real, code)); !errors.Is(err, ErrPairDenied) {
+		t.Fatalf("denied device asking again: %v", err)
+	}
+}
+
+// A source sending wrong invite secrets is refused after a few, even with
+// the right secret and on a new connection.
+func TestWrongSecretsBarTheSource(t *testing.T) {
+	a := startNode(t, "a")
+	_, inv := newInvite(t, a)
+	bad := inv
+	bad.S = strings.Repeat("ab", 16)
+	for i := range maxWrongSecrets {
+		if _, st := askRaw(t, a, bad, "x"); st != statusInvalid {
+			t.Fatalf("wrong secret %d: %s", i, st)
+		}
+	}
+	refused := a.Counters().Refused
+	if p, err := dialRaw(t, a.Addr().String(), newKey(t)); err == nil {
+		_ = p.send(pairRequestMsg{Type: typePairRequest, InviteID: inv.I, Secret: inv.S, Profile: profile{DeviceID: mkID(7)}})
+		if !p.closedByPeer() {
+			t.Fatal("a barred source was served")
+		}
+	}
+	a.waitUntil("barred source refused", func() bool { return a.Counters().Refused > refused })
+	if len(a.Pending()) != 0 {
+		t.Fatal("a barred source made a request")
 	}
 }
 
@@ -254,5 +359,29 @@ func TestPairRequestWithSpoofedProfile(t *testing.T) {
 	_ = p.send(pairRequestMsg{Type: typePairRequest, InviteID: inv.I, Secret: inv.S, Profile: profile{DeviceID: mkID(5)}})
 	if !p.closedByPeer() || len(a.Pending()) != 0 {
 		t.Fatal("spoofed pair_request accepted")
+	}
+}
+
+// A device that refuses this one's key in the handshake (it dials an
+// address it was given before the two were paired) is not held against
+// its address: its pairing request right after is answered.
+func TestRefusedHandshakeIsNoOffence(t *testing.T) {
+	a := startNode(t, "a")
+	from := otherSource(t)
+	cert, err := selfCertificate(newKey(t), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &tls.Dialer{NetDialer: &net.Dialer{LocalAddr: &net.TCPAddr{IP: from}}, Config: &tls.Config{
+		MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert}, NextProtos: []string{ALPN}, InsecureSkipVerify: true,
+		VerifyPeerCertificate: func([][]byte, [][]*x509.Certificate) error { return errNotMember },
+	}}
+	if c, err := d.Dial("tcp", a.Addr().String()); err == nil {
+		_ = c.Close()
+		t.Fatal("the handshake went through")
+	}
+	_, inv := newInvite(t, a)
+	if _, st := askRawFrom(t, a, inv, "b", from); st != statusPending {
+		t.Fatalf("pairing after a refused handshake: %s", st)
 	}
 }

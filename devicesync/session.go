@@ -20,7 +20,6 @@ import (
 
 const (
 	handshakeTimeout = 10 * time.Second
-	firstLineTimeout = 10 * time.Second // an unknown peer must ask to pair at once
 	dialTimeout      = 5 * time.Second
 	backoffMin       = 100 * time.Millisecond
 	backoffMax       = 10 * time.Second
@@ -50,6 +49,11 @@ type session struct {
 	// discard what the peer had not read yet of our last lines.
 	halfClose bool
 
+	source string  // remote address, without the port
+	ticket *ticket // inbound: its slot; nil when dialed
+	// trusted lifts the outsider budgets of a restricted session whose
+	// requester the user accepted, and which sends its group's log next.
+	trusted atomic.Bool
 	// more says a push stopped at maxBatchesPerPush with ops left: the
 	// write loop pushes again once it has sent what is queued.
 	more atomic.Bool
@@ -64,9 +68,18 @@ func newSession(n *Node, conn *tls.Conn, key ed25519.PublicKey, dialed bool) *se
 	st := conn.ConnectionState()
 	rank, _ := st.ExportKeyingMaterial("EXPORTER-furudesk-connection-rank", nil, 16)
 	return &session{
-		n: n, conn: conn, key: key, peer: DeviceIDFromPublicKey(key), dialed: dialed, rank: rank,
+		n: n, conn: conn, key: key, peer: DeviceIDFromPublicKey(key), dialed: dialed, rank: rank, source: sourceOf(conn.RemoteAddr()),
 		out: make(chan []byte, sendQueueLen), done: make(chan struct{}), finishing: make(chan struct{}),
 	}
+}
+
+// penaltyKey is what a rule broken on s is held against: the member's
+// device, else the source address.
+func (s *session) penaltyKey(member bool) string {
+	if member {
+		return "dev:" + string(s.peer)
+	}
+	return s.source
 }
 
 // send queues a line without blocking. A peer that does not keep up is
@@ -82,11 +95,32 @@ func (s *session) send(line []byte) {
 	}
 }
 
+// closed reports whether close was called.
+func (s *session) closed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (s *session) close() {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		_ = s.conn.Close()
 	})
+}
+
+// retire ends s once it wrote what is queued (the op that removes its
+// peer, say): the write side closes after the queue, the read side when
+// the peer closes, and everything at the latest after finishTimeout.
+func (s *session) retire() {
+	s.finishOnce.Do(func() {
+		s.halfClose = true
+		close(s.finishing)
+	})
+	time.AfterFunc(finishTimeout, s.close)
 }
 
 // finishTimeout bounds how long a closing session may flush its queue.
@@ -190,21 +224,15 @@ func (n *Node) tlsConfig(cert tls.Certificate, verify func(ed25519.PublicKey) er
 
 var (
 	errSelf      = errors.New("devicesync: peer is this device")
-	errRevoked   = errors.New("devicesync: peer was revoked")
 	errNotMember = errors.New("devicesync: peer is not a member of the group")
 	errWrongKey  = errors.New("devicesync: peer key is not the invite's")
 )
 
-// verifyInbound admits members and, for pairing only, unknown devices.
+// verifyInbound admits members and, for pairing only, other devices
+// (a removed device too: it may be invited again).
 func (n *Node) verifyInbound(key ed25519.PublicKey) error {
-	id := DeviceIDFromPublicKey(key)
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	switch {
-	case id == n.id:
+	if DeviceIDFromPublicKey(key) == n.id {
 		return errSelf
-	case n.glog.isRevoked(id):
-		return errRevoked
 	}
 	return nil
 }
@@ -235,6 +263,7 @@ func (n *Node) acceptLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyInbound)
+	conf.NextProtos = []string{ALPN, FetchALPN}
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
@@ -243,34 +272,76 @@ func (n *Node) acceptLoop() {
 			}
 			return
 		}
-		select {
-		case n.inbound <- struct{}{}:
-		default:
-			n.log.Warn("devicesync: closing connection", "remote", c.RemoteAddr().String(), "reason", fmt.Sprintf("more than %d inbound connections", maxInbound))
-			n.c.closed.Add(1)
+		now := n.gateClock.Now()
+		source := sourceOf(c.RemoteAddr())
+		t, reason := n.gate.arrive(source, n.memberSource(source), now, func() { _ = c.Close() })
+		if t == nil {
+			n.log.Debug("devicesync: closing connection", "remote", c.RemoteAddr().String(), "reason", reason)
+			n.c.refused.Add(1)
 			_ = c.Close()
 			continue
 		}
+		// The handshake, and for a stranger its first valid pair_request,
+		// within PairWindow of its arrival, however it trickles bytes.
+		_ = c.SetDeadline(now.Add(n.pairWindow))
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			defer func() { <-n.inbound }()
-			n.handshakeAndServe(tls.Server(c, conf), false)
+			defer t.release()
+			n.handshakeAndServe(tls.Server(c, conf), t)
 		}()
 	}
 }
 
+// memberSource reports whether source is an address members announce or
+// were connected from.
+func (n *Node) memberSource(source string) bool {
+	m := n.memberSources.Load()
+	return m != nil && (*m)[source]
+}
+
+// updateMemberSourcesLocked recomputes the addresses of memberSource.
+func (n *Node) updateMemberSourcesLocked() {
+	m := map[string]bool{}
+	for id, mem := range n.glog.members {
+		if id == n.id {
+			continue
+		}
+		for _, a := range mem.profile.Addresses {
+			if host, _, err := net.SplitHostPort(a); err == nil {
+				m[host] = true
+			}
+		}
+	}
+	for _, s := range n.sessions {
+		m[s.source] = true
+	}
+	n.memberSources.Store(&m)
+}
+
 // handshakeAndServe completes the handshake and runs the session until it
-// ends. It reports whether a member session was registered.
-func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bool) {
-	_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
+// ends. t is the slot of an inbound connection, nil for one this device
+// dialed. It reports the peer and whether the peer greeted it as a member
+// (a device that refuses this one does not reset the dial backoff).
+func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool) {
+	dialed := t == nil
+	if dialed {
+		_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
+	}
 	if err := tc.HandshakeContext(n.ctx); err != nil {
+		// Not held against the address: a member refuses the key of a
+		// device it does not know yet, and links fail. A stranger that
+		// stalls has its window and its slot, nothing more.
 		n.log.Debug("devicesync: handshake failed", "remote", tc.RemoteAddr().String(), "err", err)
 		_ = tc.Close()
 		return "", false
 	}
-	_ = tc.SetDeadline(time.Time{})
 	st := tc.ConnectionState()
+	if st.NegotiatedProtocol == FetchALPN && !dialed && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.serveFetch(tc, t, key)
+		return "", false
+	}
 	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
 		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
 		n.c.refused.Add(1)
@@ -279,14 +350,32 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 	}
 	key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
 	s := newSession(n, tc, key, dialed)
+	s.ticket = t
 
 	n.mu.Lock()
+	member := n.glog.isMember(s.peer)
+	var refuse string
 	switch {
 	case n.closed:
+		refuse = "closing"
+	case member && n.gate.barred(s.penaltyKey(true), n.gateClock.Now()):
+		refuse = "member in backoff after breaking a rule"
+	case member && !dialed && !t.member():
+		refuse = fmt.Sprintf("more than %d member connections", maxMemberConns)
+	case !member && dialed:
+		refuse = "not a member"
+	case !member:
+		refuse = t.outsider(n.gateClock.Now())
+	}
+	if refuse != "" {
 		n.mu.Unlock()
+		n.c.refused.Add(1)
+		n.log.Debug("devicesync: closing connection", "peer", string(s.peer), "reason", refuse)
 		s.close()
 		return s.peer, false
-	case n.glog.isMember(s.peer):
+	}
+	if member {
+		_ = tc.SetDeadline(time.Time{})
 		registered, evs := n.registerLocked(s)
 		n.mu.Unlock()
 		n.emit(evs...)
@@ -294,17 +383,15 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 			s.close()
 			return s.peer, false
 		}
-	case !dialed && !n.glog.isRevoked(s.peer):
+	} else {
 		n.restricted[s] = struct{}{}
 		n.mu.Unlock()
-	default:
-		n.mu.Unlock()
-		n.c.refused.Add(1)
-		s.close()
-		return s.peer, false
 	}
 	n.serve(s)
-	return s.peer, true
+	n.mu.Lock()
+	greeted := s.peerVector != nil
+	n.mu.Unlock()
+	return s.peer, greeted
 }
 
 // registerLocked makes s the session of its peer unless a better one
@@ -312,7 +399,9 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, dialed bool) (engine.DeviceID, bo
 func (n *Node) registerLocked(s *session) (bool, []Event) {
 	var evs []Event
 	if old := n.sessions[s.peer]; old != nil {
-		if !s.outranks(old) && !n.silentLocked(old) {
+		// A session already closed (its end not yet handled) is no
+		// reason to refuse its successor.
+		if !old.closed() && !s.outranks(old) && !n.silentLocked(old) {
 			return false, nil
 		}
 		old.close()
@@ -344,52 +433,63 @@ func (n *Node) silentLocked(s *session) bool {
 	return n.clock.Now().Sub(s.lastHeard) > OnlineWindow
 }
 
-// serve reads lines until the connection ends or breaks a rule.
+// serve reads lines until the connection ends or breaks a rule. Every
+// line counts against the peer's budgets, blank and unknown ones too.
 func (n *Node) serve(s *session) {
 	defer n.endSession(s)
-	r := bufio.NewReaderSize(s.conn, 64<<10)
-	bucket := newTokenBucket(n.limits.MessageRate, n.limits.Burst, time.Now())
 	n.mu.Lock()
 	_, restricted := n.restricted[s]
 	n.mu.Unlock()
-	timeout := n.limits.PeerTimeout
+	m := n.newMeter(s)
+	r := bufio.NewReaderSize(m, 64<<10)
+	bucket := newTokenBucket(n.limits.MessageRate, n.limits.Burst, time.Now())
 	if restricted {
-		timeout = firstLineTimeout
+		bucket = newTokenBucket(outsiderMessageRate, outsiderBurst, time.Now())
 		go s.writeLoop()
 	}
 	for {
-		_ = s.conn.SetReadDeadline(time.Now().Add(timeout))
+		if !restricted {
+			_ = s.conn.SetReadDeadline(time.Now().Add(n.limits.PeerTimeout))
+		}
 		line, err := readLine(r, MaxLineBytes)
 		if err != nil {
-			if errors.Is(err, ErrLineTooLong) {
-				n.closeFor(s, "line over the size limit")
-			} else if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+			var ne net.Error
+			switch {
+			case errors.Is(err, ErrLineTooLong):
+				n.violation(s, "line over the size limit")
+			case errors.Is(err, errByteRate):
+				n.violation(s, "byte rate over the limit")
+			case errors.Is(err, errConnBudget):
+				n.closeFor(s, "the connection used up its byte budget")
+			case restricted && errors.As(err, &ne) && ne.Timeout() && !s.ticket.isVerified():
+				n.violation(s, "no valid pairing request in time")
+			case !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed):
 				n.log.Debug("devicesync: read failed", "peer", string(s.peer), "err", err)
 			}
+			return
+		}
+		if !bucket.allow(time.Now()) {
+			n.violation(s, "message rate over the limit")
 			return
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		if !bucket.allow(time.Now()) {
-			n.closeFor(s, "message rate over the limit")
-			return
-		}
-		m, err := decodeLine(line)
+		msg, err := decodeLine(line)
 		if errors.Is(err, errUnknownType) {
 			n.c.unknown.Add(1)
 			continue
 		}
 		if err != nil {
-			n.closeFor(s, err.Error())
+			n.violation(s, err.Error())
 			return
 		}
 		var evs []Event
 		var reason string
 		if restricted {
-			evs, reason = n.handleRestricted(s, m)
+			evs, reason = n.handleRestricted(s, msg)
 		} else {
-			evs, reason = n.handleMember(s, m)
+			evs, reason = n.handleMember(s, msg)
 		}
 		n.emit(evs...)
 		if reason != "" {
@@ -404,6 +504,18 @@ func (n *Node) closeFor(s *session, reason string) {
 	n.c.closed.Add(1)
 	n.log.Warn("devicesync: closing connection", "peer", string(s.peer), "reason", reason)
 	s.close()
+}
+
+// violation closes s for breaking a rule, and its source (a member: its
+// device) serves a backoff before it is accepted again.
+func (n *Node) violation(s *session, reason string) {
+	if !s.dialed {
+		n.mu.Lock()
+		_, restricted := n.restricted[s]
+		n.mu.Unlock()
+		n.gate.penalize(s.penaltyKey(!restricted), n.gateClock.Now()) // before the peer sees the close
+	}
+	n.closeFor(s, reason)
 }
 
 func (n *Node) endSession(s *session) {
@@ -458,48 +570,48 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 	return nil, ""
 }
 
-// applyRemoteOpsLocked persists and applies ops a member sent, then
-// delivers commands for this device and relays the ops.
+// applyRemoteOpsLocked checks the ops a member sent (admit), persists and
+// applies those that pass, delivers the commands for this device among
+// them and relays them. Refused ops are dropped and counted; they never
+// close the connection, since a member relays what others wrote.
 func (n *Node) applyRemoteOpsLocked(s *session, ops []Op) ([]Event, string) {
-	var fresh []Op
-	seen := VersionVector{}
-	batch := map[string]bool{}
+	fresh := 0
 	for _, o := range ops {
-		seen[o.Origin] = max(seen[o.Origin], o.Seq)
 		if n.glog.holds(o) {
 			// Held already (a joiner's membership ops): the vector moves
 			// past it all the same.
 			n.glog.vector[o.Origin] = max(n.glog.vector[o.Origin], o.Seq)
-			continue
+		} else {
+			fresh++
 		}
-		if batch[o.ID] {
-			continue
-		}
-		batch[o.ID] = true
-		if n.glog.cutoffRefuses(o) {
-			n.c.dropped.Add(1)
-			continue
-		}
-		fresh = append(fresh, o)
-	}
-	if s.peerVector != nil {
-		for k, v := range seen {
-			s.peerVector[k] = max(s.peerVector[k], v)
+		if s.peerVector != nil {
+			s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
 		}
 	}
-	if len(fresh) == 0 {
+	if fresh == 0 {
+		n.c.duplicate.Add(uint64(len(ops)))
 		return nil, ""
 	}
-	if n.glog.count+len(fresh) > MaxLogOps {
-		n.c.dropped.Add(uint64(len(fresh)))
+	if n.glog.count+fresh > MaxLogOps {
+		n.c.dropped.Add(uint64(fresh))
 		return nil, fmt.Sprintf("operation log over %d ops", MaxLogOps)
 	}
-	if err := n.cfg.Store.AppendOps(fresh); err != nil {
+	before := n.membershipKeyLocked()
+	prev := n.glog.vectorCopy()
+	added, rej := n.glog.admit(ops, n.clock.Now().Add(MaxClockSkew).UnixMilli())
+	n.countRejects(rej)
+	if rej.refused() > 0 {
+		n.log.Info("devicesync: refused ops", "peer", string(s.peer), "unsigned", rej.unsigned, "bad_signature", rej.badSig,
+			"unknown_origin", rej.unknown, "void", rej.void, "malformed", rej.malformed)
+	}
+	if len(added) == 0 {
+		return nil, ""
+	}
+	if err := n.cfg.Store.AppendOps(added); err != nil {
+		n.glog.unadd(added, prev)
 		n.log.Error("devicesync: persist ops", "err", err)
 		return nil, "could not persist ops"
 	}
-	before := n.membershipKeyLocked()
-	added := n.glog.add(fresh)
 	evs := n.commandEventsLocked(added)
 	evs = append(evs, n.appOpsLocked(added)...)
 	evs = append(evs, n.afterMembershipLocked(before)...)
@@ -624,6 +736,7 @@ func (n *Node) refreshTargetsLocked() {
 			n.targets[a] = &dialTarget{addr: a, device: id}
 		}
 	}
+	n.updateMemberSourcesLocked()
 }
 
 func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
@@ -633,7 +746,7 @@ func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
 	ok := false
 	var peer engine.DeviceID
 	if err == nil {
-		peer, ok = n.handshakeAndServe(tls.Client(c, conf), true)
+		peer, ok = n.handshakeAndServe(tls.Client(c, conf), nil)
 	}
 	n.mu.Lock()
 	tg.dialing = false

@@ -1,7 +1,6 @@
 package devicesync
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"encoding/binary"
 	"encoding/json"
@@ -22,8 +21,8 @@ import (
 // What is signed is a domain, the signer's DeviceID and the item's fields,
 // each length-prefixed (see signedBytes), so no item of one kind verifies as
 // another and no two different field lists share an encoding. JSON fields
-// (an op's body, a snapshot's state) are signed in their compact form, which
-// is what encoding/json sends and what storage keeps, so a signature
+// (an op's body, a snapshot's state) are signed in the form encoding/json
+// sends them (compactJSON), which is what storage keeps, so a signature
 // survives the wire and the database. The signature itself rides in the
 // item as base64 ("sig").
 
@@ -82,11 +81,15 @@ func verify(pub ed25519.PublicKey, domain string, signer engine.DeviceID, sig []
 	return nil
 }
 
-// compactJSON returns raw in compact form, the form signatures cover.
+// compactJSON returns raw in the form encoding/json sends it, the form
+// signatures cover: compact, with <, > and & (and U+2028, U+2029) escaped
+// inside strings, as Marshal writes a json.RawMessage. A state or body in
+// any spacing or escaping gives the same bytes, so the sender, every relay
+// and the receiver sign and verify the same ones whatever form they hold.
 func compactJSON(raw []byte) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
+	b, err := json.Marshal(json.RawMessage(raw))
+	if err != nil {
 		return nil, fmt.Errorf("devicesync: signing: %w", err)
 	}
-	return buf.Bytes(), nil
+	return b, nil
 }

@@ -59,7 +59,8 @@ const (
 	statusDenied        = "denied"
 	statusInvalid       = "invalid" // unknown, used, or wrong secret
 	statusExpired       = "expired"
-	statusBusy          = "busy" // too many pending requests
+	statusBusy          = "busy"         // too many pending requests
+	statusInviteTaken   = "invite_taken" // another device's request with this invite is waiting
 )
 
 type pairResponseMsg struct {

@@ -143,10 +143,16 @@ func leadingInt(s string) int {
 }
 
 // samplesDuration converts a count of units at rate units per second to a
-// duration without overflowing for long streams.
+// duration without overflowing for long streams; beyond maxDuration it is
+// unknown (0).
 func samplesDuration(n, rate int64) time.Duration {
-	if rate <= 0 || n <= 0 {
+	if rate <= 0 || n <= 0 || n/rate >= int64(maxDuration/time.Second) {
 		return 0
 	}
 	return time.Duration(n/rate)*time.Second + time.Duration(n%rate)*time.Second/time.Duration(rate)
 }
+
+// maxDuration bounds a duration read from a file's headers: no track is
+// 1000 hours long, and a count beyond it (a broken header) would overflow
+// a time.Duration. Such a duration is unknown (0).
+const maxDuration = 1000 * time.Hour

@@ -5,17 +5,18 @@
 #
 #   scripts/install-deps.sh          build + run (cgo: GL, X11, ALSA, FFmpeg's libraries)
 #   scripts/install-deps.sh --test   also what the tests use (Xvfb, PulseAudio,
-#                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl)
+#                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl,
+#                                    a window manager and xdotool to drive it)
 #   scripts/install-deps.sh --bench  also what the desktop benchmark drives the
-#                                    window with (xdotool, python3-xlib)
+#                                    window with (python3-xlib)
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
-  libasound2-plugins sox ffmpeg dbus playerctl)
-bench_pkgs=(xdotool python3 python3-xlib)
+  libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
+bench_pkgs=(python3 python3-xlib)
 
 pkgs=("${build_pkgs[@]}")
 case "${1:-}" in

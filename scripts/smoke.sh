@@ -98,7 +98,7 @@ fi
 # (below the header, right of the sidebar) hold text, where an empty
 # library leaves them plain; the whole window has many colors.
 eval "$(xwininfo -id "$win" | awk '/Width:/ {print "W=" $2} /Height:/ {print "H=" $2}')"
-rows="$((W * 80 / 100))x$((H * 15 / 100))+$((W * 18 / 100))+$((H * 28 / 100))"
+rows="$((W * 80 / 100))x$((H * 15 / 100))+$((W * 18 / 100))+$((H * 12 / 100))"
 bar="$((W * 30 / 100))x$((H * 10 / 100))+0+$((H * 88 / 100))"
 ok=""
 for _ in $(seq 1 150); do

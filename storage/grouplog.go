@@ -40,7 +40,7 @@ func (s *Store) GroupLog() (group string, ops []Op, err error) {
 	if n > s.maxLogOps {
 		return "", nil, fmt.Errorf("%w: %d ops stored, want at most %d", ErrLogFull, n, s.maxLogOps)
 	}
-	rows, err := tx.Query(`SELECT id, origin, seq, hlc_ms, kind, body FROM op_log ORDER BY origin, seq`)
+	rows, err := tx.Query(`SELECT id, origin, seq, hlc_ms, kind, body, sig FROM op_log ORDER BY origin, seq`)
 	if err != nil {
 		return "", nil, fmt.Errorf("storage: read group log: %w", err)
 	}

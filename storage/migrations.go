@@ -234,6 +234,37 @@ ALTER TABLE tracks ADD COLUMN rg_album_gain REAL;
 ALTER TABLE tracks ADD COLUMN rg_album_peak REAL;
 UPDATE tracks SET mtime_ns = 0;
 `},
+	// Every op is signed by its origin (devicesync). Ops stored before
+	// have no signature: devicesync does not trust such a history and
+	// leaves the group it describes (see devicesync's loadGroupLocked).
+	{name: "op log: signatures", up: `
+ALTER TABLE op_log ADD COLUMN sig BLOB NOT NULL DEFAULT x'';
+`},
+	// The group library (package grouplib): the catalog of each device of
+	// the group as this device holds it, its own included: the items with
+	// the version each changed at (the entry as JSON), and the removals
+	// remembered for deltas. Removing a device's catalog is deleting its
+	// rows.
+	{name: "group library: catalogs of the group's devices", up: `
+CREATE TABLE group_catalogs (
+	origin  TEXT PRIMARY KEY,
+	version INTEGER NOT NULL,
+	floor   INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE group_catalog_items (
+	origin     TEXT    NOT NULL,
+	content_id TEXT    NOT NULL,
+	ver        INTEGER NOT NULL,
+	entry      TEXT    NOT NULL,
+	PRIMARY KEY (origin, content_id)
+) WITHOUT ROWID;
+CREATE TABLE group_catalog_gone (
+	origin     TEXT    NOT NULL,
+	content_id TEXT    NOT NULL,
+	ver        INTEGER NOT NULL,
+	PRIMARY KEY (origin, content_id)
+) WITHOUT ROWID;
+`},
 	// The search index is kept by the statements that change tracks, one
 	// statement per batch, instead of by triggers: a trigger writes the
 	// index one row at a time, and FTS5 flushes its pending terms to disk

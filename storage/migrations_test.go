@@ -115,6 +115,9 @@ VALUES ('/m/1.flac', 'b3:1', 1, 1, 'flac', 'Svefn-g-englar', '["Sigur Rós"]', '
 			t.Errorf("from %d: GroupLog: %v", k, err)
 		case k == 3 && (g != "grp_old" || len(ops) != 1 || ops[0].ID != "dev_a:1"):
 			t.Errorf("from 3: the old op log was not adopted: %q %+v", g, ops)
+		case k >= 3 && len(ops) > 0 && ops[0].Sig != nil:
+			// Migration 7: ops from before signing read back unsigned.
+			t.Errorf("from %d: an op stored before signing has signature %x", k, ops[0].Sig)
 		case k != 3 && g != "":
 			t.Errorf("from %d: log group %q, want none", k, g)
 		}

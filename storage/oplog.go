@@ -14,11 +14,14 @@ const (
 	MaxOpBodyBytes = 1 << 20
 	MaxOpKindBytes = 64
 	MaxOpBatch     = 1000 // ops per OpsAfter answer, the sync batch size
+	MaxOpSigBytes  = 128
 )
 
 // Op is one operation log entry of the trusted group. ID is
 // "{Origin}:{Seq}"; Seq is per-origin monotonic from 1; HLCms is the hybrid
-// logical clock. Body is the kind-specific JSON, stored verbatim.
+// logical clock. Body is the kind-specific JSON, stored verbatim (a
+// signature covers its bytes). Sig is the origin's signature, empty for
+// ops stored before ops were signed.
 type Op struct {
 	ID     string          `json:"op_id"`
 	Origin string          `json:"origin"`
@@ -26,6 +29,7 @@ type Op struct {
 	HLCms  int64           `json:"hlc_ms"`
 	Kind   string          `json:"kind"`
 	Body   json.RawMessage `json:"body"`
+	Sig    []byte          `json:"sig,omitempty"`
 }
 
 // OpID is the id of the op origin:seq.
@@ -50,6 +54,9 @@ func (op Op) validate() error {
 	if len(op.Body) == 0 || !json.Valid(op.Body) {
 		return fmt.Errorf("%w: op %q: body is not valid JSON", ErrInvalid, op.ID)
 	}
+	if len(op.Sig) > MaxOpSigBytes {
+		return fmt.Errorf("%w: op %q: signature is %d bytes, want at most %d", ErrInvalid, op.ID, len(op.Sig), MaxOpSigBytes)
+	}
 	return nil
 }
 
@@ -59,14 +66,18 @@ func insertOps(tx *sql.Tx, ops []Op) (int, error) {
 	if len(ops) == 0 {
 		return 0, nil
 	}
-	st, err := tx.Prepare(`INSERT INTO op_log (id, origin, seq, hlc_ms, kind, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+	st, err := tx.Prepare(`INSERT INTO op_log (id, origin, seq, hlc_ms, kind, body, sig) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return 0, fmt.Errorf("storage: write ops: %w", err)
 	}
 	defer st.Close()
 	added := 0
 	for _, op := range ops {
-		res, err := st.Exec(op.ID, op.Origin, int64(op.Seq), op.HLCms, op.Kind, string(op.Body))
+		sig := op.Sig
+		if sig == nil {
+			sig = []byte{}
+		}
+		res, err := st.Exec(op.ID, op.Origin, int64(op.Seq), op.HLCms, op.Kind, string(op.Body), sig)
 		if err != nil {
 			return 0, fmt.Errorf("storage: write op %q: %w", op.ID, err)
 		}
@@ -201,7 +212,7 @@ func (s *Store) OpsAfter(have map[string]uint64, limit int) ([]Op, error) {
 		if after > math.MaxInt64 {
 			continue
 		}
-		ops, err := s.queryOps(`SELECT id, origin, seq, hlc_ms, kind, body FROM op_log WHERE origin = ? AND seq > ? ORDER BY seq LIMIT ?`,
+		ops, err := s.queryOps(`SELECT id, origin, seq, hlc_ms, kind, body, sig FROM op_log WHERE origin = ? AND seq > ? ORDER BY seq LIMIT ?`,
 			o, int64(after), limit-len(out))
 		if err != nil {
 			return nil, err
@@ -217,7 +228,7 @@ func (s *Store) OpsOfKind(kind string, limit int) ([]Op, error) {
 	if limit <= 0 || limit > MaxOpBatch {
 		limit = MaxOpBatch
 	}
-	return s.queryOps(`SELECT id, origin, seq, hlc_ms, kind, body FROM op_log WHERE kind = ? ORDER BY hlc_ms, id LIMIT ?`, kind, limit)
+	return s.queryOps(`SELECT id, origin, seq, hlc_ms, kind, body, sig FROM op_log WHERE kind = ? ORDER BY hlc_ms, id LIMIT ?`, kind, limit)
 }
 
 func (s *Store) queryOps(query string, args ...any) ([]Op, error) {
@@ -228,7 +239,8 @@ func (s *Store) queryOps(query string, args ...any) ([]Op, error) {
 	return scanOps(rows)
 }
 
-// scanOps reads and closes rows of (id, origin, seq, hlc_ms, kind, body).
+// scanOps reads and closes rows of (id, origin, seq, hlc_ms, kind, body,
+// sig).
 func scanOps(rows *sql.Rows) ([]Op, error) {
 	defer rows.Close()
 	var out []Op
@@ -236,11 +248,14 @@ func scanOps(rows *sql.Rows) ([]Op, error) {
 		var op Op
 		var seq int64
 		var body string
-		if err := rows.Scan(&op.ID, &op.Origin, &seq, &op.HLCms, &op.Kind, &body); err != nil {
+		if err := rows.Scan(&op.ID, &op.Origin, &seq, &op.HLCms, &op.Kind, &body, &op.Sig); err != nil {
 			return nil, fmt.Errorf("storage: read ops: %w", err)
 		}
 		op.Seq = uint64(seq)
 		op.Body = json.RawMessage(body)
+		if len(op.Sig) == 0 {
+			op.Sig = nil
+		}
 		out = append(out, op)
 	}
 	if err := rows.Err(); err != nil {

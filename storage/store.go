@@ -71,7 +71,8 @@ type Store struct {
 	maxLogOps int
 }
 
-// Open creates dir if needed, takes the exclusive lock on it, checks the
+// Open creates dir if needed, takes the exclusive lock on it, makes it and
+// the database files private to this user (DirMode, FileMode), checks the
 // database (integrity, schema version) without modifying it, then opens it
 // with WAL, a busy timeout, foreign keys and synchronous=FULL and applies
 // pending migrations, each in its own transaction.
@@ -84,10 +85,10 @@ func Open(dir string) (*Store, error) {
 	if dir == "" || strings.ContainsAny(dir, "?\x00") {
 		return nil, fmt.Errorf("%w: %q", ErrBadPath, dir)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
 		return nil, fmt.Errorf("storage: create data dir: %w", err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, LockFileName), os.O_RDWR|os.O_CREATE, 0o600)
+	lf, err := os.OpenFile(filepath.Join(dir, LockFileName), os.O_RDWR|os.O_CREATE, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("storage: open lock file: %w", err)
 	}
@@ -98,6 +99,10 @@ func Open(dir string) (*Store, error) {
 			return nil, &LockedError{Dir: dir}
 		}
 		return nil, fmt.Errorf("storage: lock %s: %w", lf.Name(), err)
+	}
+	if err := makePrivate(dir); err != nil {
+		_ = lf.Close()
+		return nil, err
 	}
 	s := &Store{dir: dir, path: filepath.Join(dir, DBFileName), lock: lf, maxLogOps: MaxLogOps}
 	if err := s.open(); err != nil {

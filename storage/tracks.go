@@ -104,17 +104,6 @@ func validateTrack(t library.Track) error {
 	return nil
 }
 
-// sortArtist is the artist a track is listed and grouped under.
-func sortArtist(t library.Track) string {
-	if t.AlbumArtist != "" {
-		return t.AlbumArtist
-	}
-	if len(t.Artists) > 0 {
-		return t.Artists[0]
-	}
-	return ""
-}
-
 // PutTracks inserts or updates tracks by path in one transaction and
 // forgets any rejected-file entry for those paths. A track's row id (and
 // so its search entry) survives updates.
@@ -189,7 +178,7 @@ RETURNING id`)
 			text := library.SearchText(t)
 			tg, tp, ag, ap := gainColumns(t.Gain)
 			if err := up.QueryRow(t.Path, t.ContentID, t.Size, t.ModTime.UnixNano(), t.Format, t.Title, string(aj),
-				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, sortArtist(t), t.TrackNo, t.DiscNo, t.Year,
+				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, t.AlbumArtistOrFirst(), t.TrackNo, t.DiscNo, t.Year,
 				t.Genre, int64(t.Duration), t.Cover, text, tg, tp, ag, ap, now).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
@@ -390,7 +379,7 @@ func (s *Store) MoveTrack(oldPath, newPath string) error {
 
 const trackColumns = `t.path, t.content_id, t.size, t.mtime_ns, t.format, t.title, t.artists, t.album, t.album_artist,
 	t.track_no, t.disc_no, t.year, t.genre, t.duration_ns, t.cover, t.rg_track_gain, t.rg_track_peak, t.rg_album_gain,
-	t.rg_album_peak`
+	t.rg_album_peak, t.added_at_ms`
 
 // gainColumns are the ReplayGain columns of g: NULL where the tags do not
 // say.
@@ -442,12 +431,16 @@ func (s *Store) eachTrack(fn func(library.Track) error, query string, args ...an
 		var mtime, dur int64
 		var artists string
 		var tg, tp, ag, ap sql.NullFloat64
+		var added int64
 		if err := rows.Scan(&t.Path, &t.ContentID, &t.Size, &mtime, &t.Format, &t.Title, &artists, &t.Album,
-			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap); err != nil {
+			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap, &added); err != nil {
 			return fmt.Errorf("storage: read tracks: %w", err)
 		}
 		t.Gain = gainOf(tg, tp, ag, ap)
 		t.ModTime = time.Unix(0, mtime)
+		if added > 0 {
+			t.Added = time.UnixMilli(added)
+		}
 		t.Duration = time.Duration(dur)
 		if err := json.Unmarshal([]byte(artists), &t.Artists); err != nil {
 			return fmt.Errorf("storage: read track %s artists: %w", t.Path, err)
@@ -567,6 +560,25 @@ WHERE t.content_id IN (SELECT value FROM json_each(?)) ORDER BY t.path`, string(
 		}
 	}
 	return out, nil
+}
+
+// AlbumCoverTrack returns the track whose cover art stands for the album
+// of artist (album artist, else first artist) and title, compared without
+// regard to ASCII case as albums are grouped: the first with a picture
+// file beside it (a folder's cover.jpg), else the first with a picture in
+// its tags, by disc and track number. ErrNotFound when no track of the
+// album has a cover.
+func (s *Store) AlbumCoverTrack(artist, title string) (library.Track, error) {
+	ts, err := s.queryTracks(`SELECT `+trackColumns+` FROM tracks AS t
+WHERE t.sort_artist = ? COLLATE NOCASE AND t.album = ? COLLATE NOCASE AND t.cover != ''
+ORDER BY t.cover = ?, t.disc_no, t.track_no, t.path LIMIT 1`, artist, title, library.CoverEmbedded)
+	if err != nil {
+		return library.Track{}, err
+	}
+	if len(ts) == 0 {
+		return library.Track{}, fmt.Errorf("%w: cover of album %q by %q", ErrNotFound, title, artist)
+	}
+	return ts[0], nil
 }
 
 // Albums returns the albums derived from the tracks, sorted by artist then

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,10 @@ func TestTracksRoundTripAndUpsert(t *testing.T) {
 		t.Fatalf("mtime %v, want %v", got.ModTime, tracks[3].ModTime)
 	}
 	got.ModTime = tracks[3].ModTime
+	if since := time.Since(got.Added); since < 0 || since > time.Hour {
+		t.Fatalf("added %v: want when it was put", got.Added)
+	}
+	got.Added = time.Time{}
 	if !reflect.DeepEqual(got, tracks[3]) {
 		t.Fatalf("round trip:\n got %+v\nwant %+v", got, tracks[3])
 	}
@@ -98,8 +103,8 @@ func TestTracksRoundTripAndUpsert(t *testing.T) {
 	}
 	for i := 1; i < len(all); i++ {
 		a, b := all[i-1], all[i]
-		if sortArtist(a) > sortArtist(b) || sortArtist(a) == sortArtist(b) && a.Album == b.Album && a.TrackNo > b.TrackNo {
-			t.Fatalf("not sorted at %d: %s/%s/%d then %s/%s/%d", i, sortArtist(a), a.Album, a.TrackNo, sortArtist(b), b.Album, b.TrackNo)
+		if a.AlbumArtistOrFirst() > b.AlbumArtistOrFirst() || a.AlbumArtistOrFirst() == b.AlbumArtistOrFirst() && a.Album == b.Album && a.TrackNo > b.TrackNo {
+			t.Fatalf("not sorted at %d: %s/%s/%d then %s/%s/%d", i, a.AlbumArtistOrFirst(), a.Album, a.TrackNo, b.AlbumArtistOrFirst(), b.Album, b.TrackNo)
 		}
 	}
 
@@ -288,5 +293,40 @@ func TestEachTrackPagesTheCatalog(t *testing.T) {
 	n := 0
 	if err := s.EachTrack(0, -1, func(library.Track) error { n++; return map[bool]error{true: stop}[n == 3] }); !errors.Is(err, stop) || n != 3 {
 		t.Fatalf("stopped with %v after %d tracks, want the function's error after 3", err, n)
+	}
+}
+
+// An album's cover is found through the album, never through a content id
+// another album shares: a folder picture first, else a picture in the
+// first track's tags; an album without art has none.
+func TestAlbumCoverTrack(t *testing.T) {
+	s, _ := openTemp(t)
+	mk := func(path, cid, artist, album string, no int, cover string) library.Track {
+		return library.Track{Path: path, ContentID: cid, Format: "flac", Title: path, Artists: []string{artist},
+			Album: album, TrackNo: no, Cover: cover, ModTime: time.Unix(1, 0)}
+	}
+	shared := "b3:" + strings.Repeat("5", 64)
+	if err := s.PutTracks([]library.Track{
+		mk("/m/a/1.flac", shared, "Émilie Simon", "Végétal", 1, library.CoverEmbedded),
+		mk("/m/a/2.flac", "b3:"+strings.Repeat("6", 64), "Émilie Simon", "Végétal", 2, "/m/a/cover.jpg"),
+		mk("/m/best/7.flac", shared, "Various", "Best of", 7, ""),
+		mk("/m/best/1.flac", "b3:"+strings.Repeat("7", 64), "Various", "Best of", 1, ""),
+		mk("/m/c/1.flac", "b3:"+strings.Repeat("8", 64), "ABBA", "Gold", 2, library.CoverEmbedded),
+		mk("/m/c/2.flac", "b3:"+strings.Repeat("9", 64), "ABBA", "Gold", 1, library.CoverEmbedded),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.AlbumCoverTrack("Émilie Simon", "Végétal"); err != nil || got.Cover != "/m/a/cover.jpg" {
+		t.Fatalf("Végétal: %+v %v, want the folder picture", got, err)
+	}
+	if got, err := s.AlbumCoverTrack("abba", "GOLD"); err != nil || got.Path != "/m/c/2.flac" {
+		t.Fatalf("Gold: %+v %v, want the first track's picture", got.Path, err)
+	}
+	if _, err := s.AlbumCoverTrack("Various", "Best of"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("an album without art: %v", err)
+	}
+	id := library.AlbumID(library.Track{Artists: []string{"Émilie Simon"}, Album: "Végétal"})
+	if a, al, ok := library.ParseAlbumID(id); !ok || a != "Émilie Simon" || al != "Végétal" {
+		t.Fatalf("album id %q parses to %q %q %v", id, a, al, ok)
 	}
 }

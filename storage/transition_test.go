@@ -2,6 +2,7 @@ package storage
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
@@ -32,7 +33,8 @@ func testQueue(n int) *QueueState {
 }
 
 func testOp(origin string, seq uint64) Op {
-	return Op{ID: OpID(origin, seq), Origin: origin, Seq: seq, HLCms: int64(1000 + seq), Kind: "playback_command", Body: json.RawMessage(`{"command":"pause"}`)}
+	return Op{ID: OpID(origin, seq), Origin: origin, Seq: seq, HLCms: int64(1000 + seq), Kind: "playback_command", Body: json.RawMessage(`{"command":"pause"}`),
+		Sig: bytes.Repeat([]byte{byte(seq)}, 64)}
 }
 
 func testDevice(id string) Device {

@@ -26,6 +26,12 @@ type Backend interface {
 	Enqueue(contentIDs []string, next bool) error
 	JumpTo(index int) error
 	RemoveFromQueue(index int) error
+	// MoveInQueue, RemoveQueueEntries and RestoreQueue edit the shared
+	// queue (see app.App): indexes as in Status.Queue, ids their content
+	// ids, to a place in the play order.
+	MoveInQueue(indexes []int, ids []string, to int) error
+	RemoveQueueEntries(indexes []int, ids []string) error
+	RestoreQueue(q app.SavedQueue) error
 	ClearQueue() error
 	TogglePlay() error
 	Next() error
@@ -62,11 +68,13 @@ type Backend interface {
 	PlayPlaylist(id string, start int, appendToQueue bool) error
 	SetLiked(contentID string, liked bool) error
 	LikedIDs() (map[string]bool, error)
+	PlayCounts() (map[string]app.PlayStats, error)
 	ImportPlaylist(file string) (app.ImportReport, error)
 	ExportPlaylist(id, file string) (app.ExportReport, error)
 
 	Tracks() ([]library.Track, error)
 	Cover(contentID string) ([]byte, error)
+	AlbumCover(albumID string) ([]byte, error)
 	AddFolder(path string) error
 	RemoveFolder(path string) error
 	Rescan() error

@@ -70,6 +70,9 @@ func (c *cell) fit() {
 	c.t.Text = ""
 }
 
+// cut reports whether the text is shown cut short.
+func (c *cell) cut() bool { return c.t.Text != c.text }
+
 func (c *cell) CreateRenderer() fyne.WidgetRenderer { return &cellRenderer{c: c} }
 
 type cellRenderer struct{ c *cell }

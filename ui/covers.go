@@ -8,9 +8,14 @@ import (
 	_ "image/gif"  // cover art decoders
 	_ "image/jpeg" // cover art decoders
 	_ "image/png"  // cover art decoders
+	"slices"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 // Limits of the cover cache. Covers are decoded and shrunk to thumbnails
@@ -63,7 +68,8 @@ func newCoverCache(b Backend, spawn func(func()), maxBytes int) *coverCache {
 		entries: map[string]*list.Element{}, waiting: map[string][]*coverWaiter{}, asked: map[string]uint64{}}
 }
 
-// get returns the cover of contentID if it is cached. Otherwise it queues a
+// get returns the cover of contentID (or of an album: a library.AlbumID)
+// if it is cached. Otherwise it queues a
 // load and calls done (on the UI goroutine) when a cover arrives; done is
 // not called when there is none, nor after cancel, which the caller calls
 // when it no longer wants it (a card bound to another album): a load
@@ -107,12 +113,11 @@ func (c *coverCache) cancel(contentID string, w *coverWaiter) {
 	if !ok {
 		return
 	}
-	for i, x := range ws {
-		if x == w {
-			ws = append(ws[:i], ws[i+1:]...)
-			break
-		}
+	i := slices.Index(ws, w)
+	if i < 0 {
+		return // loaded already, or dropped from the queue
 	}
+	ws = slices.Delete(ws, i, i+1)
 	if len(ws) > 0 {
 		c.waiting[contentID] = ws
 		return
@@ -171,7 +176,11 @@ func (c *coverCache) work() {
 		c.mu.Unlock()
 
 		var img image.Image
-		if data, err := c.b.Cover(id); err == nil {
+		fetch := c.b.Cover
+		if strings.HasPrefix(id, library.AlbumIDPrefix) {
+			fetch = c.b.AlbumCover
+		}
+		if data, err := fetch(id); err == nil {
 			img = decodeCover(data)
 		}
 		fyne.Do(func() { c.store(id, img) })
@@ -220,6 +229,45 @@ func (c *coverCache) store(id string, img image.Image) {
 	for _, w := range ws {
 		w.done(img)
 	}
+}
+
+// coverView shows the cover of a key (a content id or an album id) in an
+// image: a cached cover at once, else none until it has loaded, unless
+// another key was shown meanwhile. A view shown another key gives up the
+// cover it was waiting for: a card scrolled onto another album leaves
+// that load off the queue.
+type coverView struct {
+	img    *canvas.Image
+	key    string
+	set    bool
+	cancel func() // gives up the load of key, when it is still waited for
+}
+
+// show shows the cover of key from the cache c.
+func (v *coverView) show(c *coverCache, key string) {
+	if v.set && key == v.key {
+		return
+	}
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+	v.key, v.set = key, true
+	img, ok, cancel := c.get(key, func(img image.Image) {
+		if v.key == key {
+			v.cancel = nil
+			v.img.Image = img
+			v.img.Refresh()
+		}
+	})
+	if !ok {
+		v.cancel = cancel
+	}
+	if v.img.Image == nil && img == nil {
+		return // nothing shown, nothing to show yet: no redraw
+	}
+	v.img.Image = img
+	v.img.Refresh()
 }
 
 // decodeCover decodes image bytes and shrinks them to at most

@@ -201,6 +201,9 @@ func (p *devicesPage) renderRequests(reqs []app.PairingRequest) {
 		}
 		deny := widget.NewButtonWithIcon("Deny", theme.CancelIcon(), func() { u.answer(r, false, false) })
 		btns.Add(deny)
+		// Any device can take any name: the fingerprint tells them apart.
+		text += "\nKey fingerprint " + orUnknown(r.Fingerprint, "unknown") + ": accept only if " + name +
+			" shows the same one as its own (in its Join dialog, or furudesk ctl status)."
 		l := widget.NewLabel(text)
 		l.Wrapping = fyne.TextWrapWord
 		p.requests.Add(container.NewVBox(l, btns))
@@ -283,6 +286,9 @@ func (u *UI) showJoin() {
 	msg.Hide()
 	intro := widget.NewLabel("Paste the invite code shown by “Add a device” on the other device.")
 	intro.Wrapping = fyne.TextWrapWord
+	mine := newSubtle("The other device will show this device's request with its key fingerprint: " +
+		orUnknown(u.st.Fingerprint, "unknown") + ". Its user should accept only if it is this one.")
+	mine.Wrapping = fyne.TextWrapWord
 	var d *dialog.CustomDialog
 	var join *widget.Button
 	join = widget.NewButtonWithIcon("Join", theme.LoginIcon(), func() {
@@ -312,7 +318,7 @@ func (u *UI) showJoin() {
 	})
 	join.Importance = widget.HighImportance
 	cancel := widget.NewButton("Cancel", func() { d.Hide() })
-	body := container.NewVBox(intro, entry, msg)
+	body := container.NewVBox(intro, entry, mine, msg)
 	d = dialog.NewCustomWithoutButtons("Join another device's group", body, u.win)
 	d.SetButtons([]fyne.CanvasObject{cancel, join})
 	d.Resize(fyne.NewSize(520, 0))

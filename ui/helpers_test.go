@@ -161,14 +161,25 @@ func tapMenu(t *testing.T, c fyne.Canvas, label string) {
 	t.Fatalf("menu has no item %q (items: %q)", label, labels)
 }
 
-// trackRowAt returns the rendered row id of a track list.
+// trackRowAt returns the rendered row id of a track list (scrolled to).
 func trackRowAt(t *testing.T, tl *trackList, id int) *trackRow {
 	t.Helper()
+	tl.list.ScrollTo(id)
 	rows := find(tl.list, func(r *trackRow) bool { return r.id == id })
 	if len(rows) == 0 {
 		t.Fatalf("row %d is not rendered", id)
 	}
 	return rows[0]
+}
+
+// rowOf is the row of a list showing content id cid, -1 when none.
+func rowOf(tl *trackList, cid string) int {
+	for i, tr := range tl.tracks {
+		if tr.ContentID == cid {
+			return i
+		}
+	}
+	return -1
 }
 
 type (

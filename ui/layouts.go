@@ -5,55 +5,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// columnsLayout places cells side by side: a cell with a fixed width keeps
-// it, the others share the rest by weight. Every row of a track list uses
-// the same layout, so the columns line up with the header.
-type columnsLayout struct {
-	fixed  []float32 // > 0: width in points
-	weight []float32 // used when fixed is 0
-}
-
-func (l *columnsLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	pad := theme.Padding()
-	var fixedSum, weightSum float32
-	for i := range objs {
-		if l.fixed[i] > 0 {
-			fixedSum += l.fixed[i]
-		} else {
-			weightSum += l.weight[i]
-		}
-	}
-	free := size.Width - fixedSum - pad*float32(len(objs)-1)
-	if free < 0 {
-		free = 0
-	}
-	x := float32(0)
-	for i, o := range objs {
-		w := l.fixed[i]
-		if w == 0 && weightSum > 0 {
-			w = free * l.weight[i] / weightSum
-		}
-		h := o.MinSize().Height
-		o.Move(fyne.NewPos(x, (size.Height-h)/2))
-		o.Resize(fyne.NewSize(w, h))
-		x += w + pad
-	}
-}
-
-func (l *columnsLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	var w, h float32
-	for i, o := range objs {
-		m := o.MinSize()
-		if l.fixed[i] > 0 {
-			w += l.fixed[i]
-		} else {
-			w += 40
-		}
-		h = max(h, m.Height)
-	}
-	return fyne.NewSize(w+theme.Padding()*float32(len(objs)-1), h)
-}
-
 // barLayout lays out the now-playing bar: the track on the left and the
 // device/volume controls on the right get equal widths, so the transport
 // stays centred in the window.

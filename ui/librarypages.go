@@ -1,13 +1,15 @@
 package ui
 
 import (
-	"image"
+	"slices"
+	"strings"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -56,9 +58,29 @@ func (u *UI) addFolder(path string) {
 	})
 }
 
+// tryDemo makes the demo tracks and plays them once they are in the
+// library.
 func (u *UI) tryDemo() {
 	u.notices.info("Making the demo tracks…")
-	u.run("Could not make the demo tracks", u.b.GenerateDemo)
+	u.demoPlay = true
+	u.runThen(u.b.GenerateDemo, func(err error) {
+		if err != nil {
+			u.demoPlay = false
+			u.showError("Could not make the demo tracks: " + userError(err))
+			return
+		}
+		u.playDemo()
+	})
+}
+
+// playDemo plays the library once the demo tracks asked for are in it
+// (the scan adds them after GenerateDemo returned).
+func (u *UI) playDemo() {
+	if !u.demoPlay || u.cat == nil || len(u.cat.tracks) == 0 || u.st.Scan.Running {
+		return
+	}
+	u.demoPlay = false
+	u.playTracks(u.cat.tracks, 0)
 }
 
 // tracksPage is every track, or the search results while there is a query.
@@ -72,7 +94,7 @@ type tracksPage struct {
 }
 
 func newTracksPage(u *UI) *tracksPage {
-	p := &tracksPage{u: u, list: newTrackList(u), empty: u.emptyLibrary()}
+	p := &tracksPage{u: u, list: u.libraryList("tracks"), empty: u.emptyLibrary()}
 	p.noMatch = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
 	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(p.noMatch), p.loading)
@@ -100,12 +122,34 @@ func (p *tracksPage) refresh() {
 		res := u.cat.search(u.query, searchLimit)
 		p.list.set(res)
 		if len(res) == 0 {
-			p.noMatch.SetText("No tracks match “" + u.query + "”.")
+			p.noMatch.SetText("No tracks match “" + strings.TrimSpace(u.query) + "”.")
 			p.noMatch.Show()
 		}
 	default:
 		p.list.set(u.cat.tracks)
 	}
+}
+
+// libraryList is a list of the library's tracks: double-click or Enter
+// plays the list from that track (several selected: those tracks), the
+// menu offers the bulk actions. view keys its sort and columns.
+func (u *UI) libraryList(view string) *trackList {
+	var tl *trackList
+	tl = newTrackList(u, listConfig{view: view, allowed: libraryColumns, defaults: libraryDefault, sortable: true}, listHooks{
+		activate: func(rows []int) { u.playRows(tl, rows) },
+		menu:     func(rows []int) *fyne.Menu { return u.trackMenu(tl.tracks, rows) },
+	})
+	return tl
+}
+
+// playRows plays what the user picked in a list: from that track on when
+// one row is picked, else just the picked tracks.
+func (u *UI) playRows(tl *trackList, rows []int) {
+	if len(rows) == 1 {
+		u.playTracks(tl.tracks, rows[0])
+		return
+	}
+	u.playTracks(tl.tracksOf(rows), 0)
 }
 
 // artistsPage lists artists on the left and the chosen artist's tracks on
@@ -121,7 +165,7 @@ type artistsPage struct {
 }
 
 func newArtistsPage(u *UI) *artistsPage {
-	p := &artistsPage{u: u, tracks: newTrackList(u), empty: u.emptyLibrary()}
+	p := &artistsPage{u: u, tracks: u.libraryList("artist"), empty: u.emptyLibrary()}
 	p.list = widget.NewList(
 		func() int { return len(p.artists) },
 		func() fyne.CanvasObject {
@@ -188,19 +232,34 @@ type albumsPage struct {
 
 	detail          fyne.CanvasObject
 	dCover          *canvas.Image
+	dCoverV         coverView
 	dTitle, dArtist *widget.Label
 	dInfo           *subtle
+	order           *widget.Select // the grid's order
+	orderBy         string
 	view            *fyne.Container
+}
+
+// albumOrders are the grid's orders as the user picks them.
+var albumOrders = []struct{ key, label string }{
+	{albumByArtist, "Artist"}, {albumByTitle, "Title"}, {albumByYear, "Year (newest first)"}, {albumByAdded, "Recently added"},
 }
 
 const albumCardSize = 164
 
 func newAlbumsPage(u *UI) *albumsPage {
-	p := &albumsPage{u: u, tracks: newTrackList(u), empty: u.emptyLibrary()}
+	p := &albumsPage{u: u, tracks: u.libraryList("album"), empty: u.emptyLibrary()}
 	p.grid = widget.NewGridWrap(
 		func() int { return len(p.albums) },
 		func() fyne.CanvasObject { return newAlbumCard(p) },
 		func(id widget.GridWrapItemID, o fyne.CanvasObject) { o.(*albumCard).bind(id) })
+	// The keyboard: Tab to the grid, the arrows, Space opens an album.
+	p.grid.OnSelected = func(id widget.GridWrapItemID) {
+		p.grid.UnselectAll()
+		if id >= 0 && id < len(p.albums) {
+			p.openAlbum(p.albums[id])
+		}
+	}
 
 	p.dCover = canvas.NewImageFromImage(nil)
 	p.dCover.FillMode = canvas.ImageFillContain
@@ -230,7 +289,32 @@ func newAlbumsPage(u *UI) *albumsPage {
 	head := container.NewBorder(container.NewHBox(back), nil, coverBox, nil, info)
 	p.detail = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, p.tracks.view)
 	p.detail.Hide()
-	p.gridV = p.grid
+	var labels []string
+	for _, o := range albumOrders {
+		labels = append(labels, o.label)
+	}
+	p.orderBy = albumByArtist
+	p.order = widget.NewSelect(labels, func(label string) {
+		for _, o := range albumOrders {
+			if o.label == label && o.key != p.orderBy {
+				p.orderBy = o.key
+				u.setSetting("albums.sort", o.key)
+				p.sortGrid()
+			}
+		}
+	})
+	for _, o := range albumOrders {
+		if o.key == u.setting("albums.sort") {
+			p.orderBy = o.key
+		}
+	}
+	for _, o := range albumOrders {
+		if o.key == p.orderBy {
+			p.order.Selected = o.label
+		}
+	}
+	sortLabel := newSubtle("Sort by")
+	p.gridV = container.NewBorder(container.NewHBox(layout.NewSpacer(), sortLabel, p.order), nil, nil, nil, p.grid)
 	p.view = container.NewStack(p.gridV, p.detail, p.empty)
 	p.empty.Hide()
 	return p
@@ -239,7 +323,10 @@ func newAlbumsPage(u *UI) *albumsPage {
 // setCatalog shows c's albums; an album open stays open when c still has
 // it (a scan reads the catalog again every few seconds).
 func (p *albumsPage) setCatalog(c *catalog) {
-	p.albums = c.albums
+	// Sorted as chosen, where the grid was scrolled to: a scan reads the
+	// catalog again every few seconds.
+	p.albums = slices.Clone(c.albums)
+	sortAlbums(p.albums, p.orderBy)
 	p.grid.Refresh()
 	if o := p.open; o != nil {
 		var again *albumEntry
@@ -262,6 +349,13 @@ func (p *albumsPage) setCatalog(c *catalog) {
 	}
 }
 
+// sortGrid orders the grid as chosen.
+func (p *albumsPage) sortGrid() {
+	sortAlbums(p.albums, p.orderBy)
+	p.grid.Refresh()
+	p.grid.ScrollToTop()
+}
+
 func (p *albumsPage) openAlbum(a *albumEntry) {
 	p.open = a
 	p.dTitle.SetText(a.title)
@@ -275,15 +369,8 @@ func (p *albumsPage) openAlbum(a *albumEntry) {
 		info = itoa(a.year) + " · " + info
 	}
 	p.dInfo.SetText(info)
-	id := a.coverID
-	img, _, _ := p.u.covers.get(id, func(img image.Image) {
-		if p.open == a {
-			p.dCover.Image = img
-			p.dCover.Refresh()
-		}
-	})
-	p.dCover.Image = img
-	p.dCover.Refresh()
+	p.dCoverV.img = p.dCover
+	p.dCoverV.show(p.u.covers, a.coverID)
 	p.tracks.set(a.tracks)
 	p.gridV.Hide()
 	p.detail.Show()
@@ -300,18 +387,18 @@ func (p *albumsPage) closeAlbum() {
 // albumCard is one album of the grid: cover, title, artist.
 type albumCard struct {
 	widget.BaseWidget
-	p     *albumsPage
-	id    int
-	album *albumEntry
-	cover *canvas.Image
-	// cancelCover gives up the cover still loading for album.
-	cancelCover func()
-	title       *widget.Label
-	artist      *subtle
+	p      *albumsPage
+	id     int
+	album  *albumEntry
+	cover  *canvas.Image
+	coverV coverView
+	title  *widget.Label
+	artist *subtle
+	hover  *canvas.Rectangle
 }
 
 func newAlbumCard(p *albumsPage) *albumCard {
-	c := &albumCard{p: p, id: -1, cancelCover: func() {}}
+	c := &albumCard{p: p, id: -1}
 	c.cover = canvas.NewImageFromImage(nil)
 	c.cover.FillMode = canvas.ImageFillContain
 	c.cover.ScaleMode = canvas.ImageScaleSmooth
@@ -329,7 +416,33 @@ func (c *albumCard) CreateRenderer() fyne.WidgetRenderer {
 	ph.CornerRadius = 6
 	icon := container.NewCenter(container.New(fixedSize{fyne.NewSize(56, 56)}, widget.NewIcon(theme.NewDisabledResource(iconAlbum))))
 	art := container.New(fixedSize{fyne.NewSize(albumCardSize, albumCardSize)}, ph, icon, c.cover)
-	return widget.NewSimpleRenderer(container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, c.artist))
+	c.hover = canvas.NewRectangle(theme.Color(theme.ColorNameHover))
+	c.hover.CornerRadius = 6
+	c.hover.Hide()
+	return widget.NewSimpleRenderer(container.NewStack(c.hover, container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, c.artist)))
+}
+
+// MouseIn highlights the card and names the album in full.
+func (c *albumCard) MouseIn(e *desktop.MouseEvent) {
+	if c.hover != nil {
+		c.hover.Show()
+	}
+	c.MouseMoved(e)
+}
+
+// MouseMoved is part of desktop.Hoverable.
+func (c *albumCard) MouseMoved(e *desktop.MouseEvent) {
+	if c.album != nil {
+		c.p.u.tips.want(c, c.album.title+" — "+c.album.artist, e.AbsolutePosition)
+	}
+}
+
+// MouseOut is part of desktop.Hoverable.
+func (c *albumCard) MouseOut() {
+	if c.hover != nil {
+		c.hover.Hide()
+	}
+	c.p.u.tips.hide(c)
 }
 
 func (c *albumCard) bind(id int) {
@@ -344,16 +457,8 @@ func (c *albumCard) bind(id int) {
 	c.album = a
 	c.title.SetText(a.title)
 	c.artist.SetText(a.artist)
-	c.cancelCover() // the album it showed before scrolled away
-	var img image.Image
-	img, _, c.cancelCover = c.p.u.covers.get(a.coverID, func(img image.Image) {
-		if c.album == a {
-			c.cover.Image = img
-			c.cover.Refresh()
-		}
-	})
-	c.cover.Image = img
-	c.cover.Refresh()
+	c.coverV.img = c.cover
+	c.coverV.show(c.p.u.covers, a.coverID)
 }
 
 // Tapped opens the album.
@@ -376,7 +481,7 @@ func (c *albumCard) TappedSecondary(e *fyne.PointEvent) {
 		return
 	}
 	a := c.album
-	m := c.p.u.trackMenu(a.tracks, 0, a.tracks)
+	m := c.p.u.groupMenu(a.tracks)
 	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(c), e.AbsolutePosition)
 }
 

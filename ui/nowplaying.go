@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"image"
 	"path/filepath"
 	"strings"
 	"time"
@@ -25,11 +24,11 @@ type nowPlaying struct {
 	u    *UI
 	view fyne.CanvasObject
 
-	cover   *canvas.Image
-	coverID string
-	title   *widget.Label
-	sub     *subtle
-	heart   *widget.Button // likes or unlikes the current track
+	cover  *canvas.Image
+	coverV coverView
+	title  *widget.Label
+	sub    *subtle
+	heart  *widget.Button // likes or unlikes the current track
 
 	shuffle, prev, play, next, repeat *widget.Button
 	seek                              *widget.Slider
@@ -58,28 +57,38 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.title.Truncation = fyne.TextTruncateEllipsis
 	n.sub = newSubtle("Pick something from your library")
 	n.sub.Truncation = fyne.TextTruncateEllipsis
-	n.heart = widget.NewButtonWithIcon("", iconHeartOutline, u.toggleLikeCurrent)
+	heart := u.newTipButton("", iconHeartOutline, "Like", u.toggleLikeCurrent)
+	n.heart = &heart.Button
 	n.heart.Importance = widget.LowImportance
 	n.heart.Hide()
-	left := container.NewBorder(nil, nil, coverBox, container.NewCenter(n.heart),
-		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, n.sub), layout.NewSpacer()))
+	// The cover and the title open the now-playing view.
+	open := newTapArea(u, container.NewBorder(nil, nil, coverBox, nil,
+		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, n.sub), layout.NewSpacer())),
+		func() string {
+			if u.st.Track == nil {
+				return ""
+			}
+			return n.title.Text + " — " + n.sub.Text
+		}, u.openNowPlaying)
+	left := container.NewBorder(nil, nil, nil, container.NewCenter(heart), open)
 
-	n.shuffle = widget.NewButtonWithIcon("", iconShuffle, func() {
+	shuffle := u.newTipButton("", iconShuffle, "Shuffle", func() {
 		on := !u.st.Shuffle
 		u.run("Could not change shuffle", func() error { return u.b.SetShuffle(on) })
 	})
-	n.prev = widget.NewButtonWithIcon("", theme.MediaSkipPreviousIcon(), u.prev)
-	n.play = widget.NewButtonWithIcon("", theme.MediaPlayIcon(), u.togglePlay)
-	n.play.Importance = widget.HighImportance
-	n.next = widget.NewButtonWithIcon("", theme.MediaSkipNextIcon(), u.next)
-	n.repeat = widget.NewButtonWithIcon("", iconRepeat, func() {
+	prev := u.newTipButton("", theme.MediaSkipPreviousIcon(), "Previous (Ctrl+←)", u.prev)
+	play := u.newTipButton("", theme.MediaPlayIcon(), "Play or pause (Space)", u.togglePlay)
+	next := u.newTipButton("", theme.MediaSkipNextIcon(), "Next (Ctrl+→)", u.next)
+	repeat := u.newTipButton("", iconRepeat, "Repeat: off, all, one", func() {
 		mode := nextRepeat(u.st.Repeat)
 		u.run("Could not change repeat", func() error { return u.b.SetRepeat(mode) })
 	})
+	n.shuffle, n.prev, n.play, n.next, n.repeat = &shuffle.Button, &prev.Button, &play.Button, &next.Button, &repeat.Button
+	n.play.Importance = widget.HighImportance
 	for _, b := range []*widget.Button{n.shuffle, n.prev, n.next, n.repeat} {
 		b.Importance = widget.LowImportance
 	}
-	transport := container.NewCenter(container.NewHBox(n.shuffle, n.prev, n.play, n.next, n.repeat))
+	transport := container.NewCenter(container.NewHBox(shuffle, prev, play, next, repeat))
 
 	n.seek = widget.NewSlider(0, 1)
 	n.seek.Step = 0.25
@@ -102,7 +111,8 @@ func newNowPlaying(u *UI) *nowPlaying {
 	seekRow := container.NewBorder(nil, nil, timeBox(n.elapsed, fyne.TextAlignTrailing), timeBox(n.total, fyne.TextAlignLeading), n.seek)
 	center := container.NewVBox(transport, seekRow)
 
-	n.device = widget.NewButtonWithIcon("This device", iconSpeaker, n.showDeviceMenu)
+	device := u.newTipButton("This device", iconSpeaker, "Where the music plays: pick a device", n.showDeviceMenu)
+	n.device = &device.Button
 	n.device.Importance = widget.LowImportance
 	n.device.Alignment = widget.ButtonAlignLeading
 	n.volIcon = widget.NewIcon(theme.VolumeUpIcon())
@@ -110,7 +120,7 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.volume.OnChanged = func(v float64) { n.setVolume(int(v)) }
 	n.volume.OnChangeEnded = func(float64) { u.win.Canvas().Unfocus() }
 	right := container.NewVBox(layout.NewSpacer(),
-		container.NewHBox(n.device),
+		container.NewHBox(device),
 		container.NewBorder(nil, nil, n.volIcon, nil, n.volume),
 		layout.NewSpacer())
 
@@ -147,7 +157,7 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 			sub += " — " + t.Album
 		}
 		setText(&n.sub.Label, sub)
-		n.setCover(t.ContentID)
+		n.setCover(n.u.cat.coverKey(t.ContentID, t.Album))
 	}
 	n.showLiked(st)
 	icon := theme.MediaPlayIcon()
@@ -167,7 +177,9 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 	}
 	setToggle(n.repeat, st.Repeat == "all" || st.Repeat == "one")
 	for _, b := range []*widget.Button{n.prev, n.play, n.next} {
-		if t == nil && st.QueueLen == 0 {
+		// With nothing queued, Play plays the list shown.
+		idle := t == nil && st.QueueLen == 0
+		if idle && (b != n.play || n.u.cat == nil || len(n.u.cat.tracks) == 0) {
 			b.Disable()
 		} else {
 			b.Enable()
@@ -233,22 +245,9 @@ func setToggle(b *widget.Button, on bool) {
 	}
 }
 
-func (n *nowPlaying) setCover(id string) {
-	if id == n.coverID {
-		return
-	}
-	n.coverID = id
-	img, ok, _ := n.u.covers.get(id, func(img image.Image) {
-		if n.coverID == id {
-			n.cover.Image = img
-			n.cover.Refresh()
-		}
-	})
-	if !ok {
-		img = nil
-	}
-	n.cover.Image = img
-	n.cover.Refresh()
+func (n *nowPlaying) setCover(key string) {
+	n.coverV.img = n.cover
+	n.coverV.show(n.u.covers, key)
 }
 
 // showPosition redraws the elapsed time and the slider from the

@@ -20,6 +20,12 @@ func (u *UI) playlistsChanged(st app.Status, first bool) {
 		return
 	}
 	u.plVersion = st.PlaylistsVersion
+	if u.cat == nil {
+		// At launch the library comes first: reading both at once
+		// doubles the work (and the memory) before the window is usable.
+		u.plAfterLibrary = true
+		return
+	}
 	u.loadPlaylists()
 }
 
@@ -32,16 +38,18 @@ func (u *UI) loadPlaylists() {
 	u.spawn(func() {
 		lists, err := u.b.Playlists()
 		var liked map[string]bool
+		var plays map[string]app.PlayStats
 		if err == nil {
 			liked, err = u.b.LikedIDs()
+		}
+		if err == nil {
+			plays, err = u.b.PlayCounts()
 		}
 		fyne.Do(func() {
 			u.plLoading = false
 			if err == nil {
-				u.lists, u.liked = lists, liked
-				u.tracks.list.list.Refresh()
-				u.artists.tracks.list.Refresh()
-				u.albums.tracks.list.Refresh()
+				u.lists, u.liked, u.plays = lists, liked, playStatsOf(plays)
+				u.refreshLists()
 			}
 			u.playlists.setLists(lists, err)
 			if u.plAgain {
@@ -75,10 +83,7 @@ func (u *UI) setLikedNow(cid string, liked bool) {
 	}
 	m[cid] = liked
 	u.liked = m
-	u.tracks.list.list.Refresh()
-	u.artists.tracks.list.Refresh()
-	u.albums.tracks.list.Refresh()
-	u.playlists.entries.list.Refresh()
+	u.refreshLists()
 	if u.st.Track != nil && u.st.Track.ContentID == cid {
 		u.st.TrackLiked = liked
 		u.np.showLiked(u.st)

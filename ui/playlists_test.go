@@ -36,7 +36,7 @@ func (h *harness) wantIntents(want ...string) {
 	h.t.Helper()
 	var got []string
 	for _, c := range h.b.Calls() {
-		if c != "Playlists()" && c != "LikedIDs()" && !strings.HasPrefix(c, "Playlist(") {
+		if c != "Playlists()" && c != "LikedIDs()" && c != "PlayCounts()" && !strings.HasPrefix(c, "Playlist(") {
 			got = append(got, c)
 		}
 	}
@@ -45,13 +45,9 @@ func (h *harness) wantIntents(want ...string) {
 	}
 }
 
-func entryRowAt(t *testing.T, l *entryList, id int) *entryRow {
+func entryRowAt(t *testing.T, l *playlistList, id int) *trackRow {
 	t.Helper()
-	rows := find(l.list, func(r *entryRow) bool { return r.id == id })
-	if len(rows) == 0 {
-		t.Fatalf("entry row %d is not rendered", id)
-	}
-	return rows[0]
+	return trackRowAt(t, l.tl, id)
 }
 
 func menuItem(t *testing.T, m *fyne.Menu, label string) *fyne.MenuItem {
@@ -80,8 +76,8 @@ func TestPlaylistsPageOpensAndPlays(t *testing.T) {
 	if !hasText(p.view, "Road trip") || !strings.Contains(p.info.Text, "6 tracks") || !strings.Contains(p.info.Text, "1 not on this device") {
 		t.Fatalf("header %q / %q", p.title.Text, p.info.Text)
 	}
-	if r := entryRowAt(t, p.entries, 5); !strings.Contains(r.title.text, "(not on this device)") {
-		t.Fatalf("unavailable entry shows %q", r.title.text)
+	if r := entryRowAt(t, p.entries, 5); !strings.Contains(r.cells[colTitle].text, "(not on this device)") {
+		t.Fatalf("unavailable entry shows %q", r.cells[colTitle].text)
 	}
 	test.Tap(button(t, p.view, "Play"))
 	test.Tap(button(t, p.view, "Add to queue"))
@@ -106,7 +102,7 @@ func TestAddToPlaylistFromTrackMenus(t *testing.T) {
 	if len(sel) != 3 {
 		t.Fatalf("ctrl-click selected %d tracks, want 3", len(sel))
 	}
-	m := h.u.trackMenu(tl.tracks, 3, sel)
+	m := h.u.trackMenu(tl.tracks, tl.menuRows(3))
 	add := menuItem(t, m, "Add to playlist")
 	var labels []string
 	for _, it := range add.ChildMenu.Items {
@@ -129,7 +125,7 @@ func TestAddToPlaylistFromTrackMenus(t *testing.T) {
 	h.b.ResetCalls()
 	h.u.showPage(PageAlbums)
 	a := h.u.albums.albums[0]
-	menuItem(t, menuItem(t, h.u.trackMenu(a.tracks, 0, a.tracks), "Add to playlist").ChildMenu, "Liked").Action()
+	menuItem(t, menuItem(t, h.u.groupMenu(a.tracks), "Add to playlist").ChildMenu, "Liked").Action()
 	h.wantIntents("AddToPlaylist(liked," + itoa(len(a.tracks)) + "," + a.tracks[0].ContentID + ",-1)")
 }
 
@@ -140,7 +136,7 @@ func TestNewPlaylistFromMenu(t *testing.T) {
 	h.withPlaylist(1)
 	h.u.showPage(PageTracks)
 	tl := h.u.tracks.list
-	m := h.u.trackMenu(tl.tracks, 0, tl.selection(0))
+	m := h.u.trackMenu(tl.tracks, tl.menuRows(0))
 	menuItem(t, menuItem(t, m, "Add to playlist").ChildMenu, "New playlist…").Action()
 	d, ok := h.u.plDialog.(*dialog.FormDialog)
 	if !ok {
@@ -172,7 +168,7 @@ func TestHearts(t *testing.T) {
 	if np.heart.Icon != iconLiked {
 		t.Fatal("the heart did not fill")
 	}
-	r := trackRowAt(t, h.u.tracks.list, 3)
+	r := trackRowAt(t, h.u.tracks.list, rowOf(h.u.tracks.list, cur))
 	if !r.heart.liked {
 		t.Fatal("the liked track's row shows no heart")
 	}
@@ -182,7 +178,7 @@ func TestHearts(t *testing.T) {
 	if calls := h.b.Calls(); len(calls) == 0 || calls[0] != "SetLiked("+id5+",true)" {
 		t.Fatalf("row heart: %q", calls)
 	}
-	m := h.u.trackMenu(h.u.tracks.list.tracks, 5, h.u.tracks.list.selection(5))
+	m := h.u.trackMenu(h.u.tracks.list.tracks, h.u.tracks.list.menuRows(5))
 	h.b.ResetCalls()
 	menuItem(t, m, "Unlike").Action()
 	if calls := h.b.Calls(); len(calls) == 0 || calls[0] != "SetLiked("+id5+",false)" {
@@ -204,12 +200,12 @@ func TestReorderAndRemove(t *testing.T) {
 	step := r.Size().Height + 4 // theme padding between rows
 	r.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DY: step}})
 	r.Dragged(&fyne.DragEvent{Dragged: fyne.Delta{DY: step * 1.2}})
-	if l.dropAt != 2 || !entryRowAt(t, l, 2).dropBelow.Visible() {
-		t.Fatalf("while dragging 2.2 rows down: drop at %d", l.dropAt)
+	if l.tl.dropAt != 2 || !entryRowAt(t, l, 2).dropBelow.Visible() {
+		t.Fatalf("while dragging 2.2 rows down: drop at %d", l.tl.dropAt)
 	}
 	r.DragEnd()
 	h.wantIntents("MoveInPlaylist(" + id + ",0,2)")
-	if l.dropAt != -1 || entryRowAt(t, l, 2).dropBelow.Visible() {
+	if l.tl.dropAt != -1 || entryRowAt(t, l, 2).dropBelow.Visible() {
 		t.Fatal("the drop mark stayed after the drop")
 	}
 
@@ -320,23 +316,28 @@ func TestSaveQueueAsPlaylist(t *testing.T) {
 func TestHistoryListsShowPlays(t *testing.T) {
 	h := newHarness(t, 10)
 	now := h.clock.now()
-	l := h.u.playlists.entries
-	l.set([]app.PlaylistEntry{
-		{ContentID: "b3:1", Title: "A", Album: "X", Available: true, Plays: 12, LastPlayedMS: now.Add(-3 * time.Hour).UnixMilli()},
-		{ContentID: "b3:2", Title: "B", Album: "Y", Available: true, Plays: 1, LastPlayedMS: now.Add(-90 * time.Second).UnixMilli()},
-	}, false, true)
+	ts, _ := h.b.Tracks()
+	h.b.SetPlays(map[string]app.PlayStats{
+		ts[0].ContentID: {Plays: 12, LastMS: now.Add(-3 * time.Hour).UnixMilli()},
+		ts[1].ContentID: {Plays: 1, LastMS: now.Add(-90 * time.Second).UnixMilli()},
+	})
+	h.u.apply(h.b.Status())
 	h.u.showPage(PagePlaylists)
-	if got := entryRowAt(t, l, 0).album.text; got != "12 plays, 3 hours ago" {
+	h.u.playlists.openList(app.ListMostPlayed)
+	l := h.u.playlists.entries
+	if l.tl.key != "history" || !l.tl.visible.has(colPlays) || !l.tl.visible.has(colLast) || l.tl.visible.has(colAlbum) {
+		t.Fatalf("Most played shows columns %s", l.tl.visible)
+	}
+	r := entryRowAt(t, l, 0)
+	if got := r.cells[colPlays].text + ", " + r.cells[colLast].text; got != "12, 3 hours ago" {
 		t.Errorf("row 0 shows %q", got)
 	}
-	if got := entryRowAt(t, l, 1).album.text; got != "1 play, 1 minute ago" {
+	r = entryRowAt(t, l, 1)
+	if got := r.cells[colPlays].text + ", " + r.cells[colLast].text; got != "1, 1 minute ago" {
 		t.Errorf("row 1 shows %q", got)
 	}
-	if l.fourth.Text != "PLAYED" {
-		t.Errorf("column header %q", l.fourth.Text)
-	}
-	l.set(l.items, false, false)
-	if l.fourth.Text != "ALBUM" || entryRowAt(t, l, 0).album.text != "X" {
-		t.Errorf("back to albums: %q, %q", l.fourth.Text, entryRowAt(t, l, 0).album.text)
+	h.u.playlists.openList(app.ListLiked)
+	if l.tl.key != "playlist" || !l.tl.visible.has(colAlbum) {
+		t.Errorf("Liked shows columns %s", l.tl.visible)
 	}
 }

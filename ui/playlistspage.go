@@ -2,12 +2,10 @@ package ui
 
 import (
 	"fmt"
-	"math"
+	"slices"
 	"strings"
-	"time"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/storage"
@@ -15,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/library"
 )
 
 // playlistsPage lists Liked, the smart lists and the group's playlists on
@@ -29,7 +28,7 @@ type playlistsPage struct {
 	opening string            // the list last asked for
 	want    string            // the list to open once listed (one just made)
 
-	entries           *entryList
+	entries           *playlistList
 	title             *widget.Label
 	info              *subtle
 	play, queue, more *widget.Button
@@ -37,6 +36,7 @@ type playlistsPage struct {
 	detail            *fyne.Container
 	view              fyne.CanvasObject
 	current           string // content id of the playing track
+	shown             string // the list shown last (its selection is kept while it changes)
 }
 
 func newPlaylistsPage(u *UI) *playlistsPage {
@@ -63,10 +63,11 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 	p.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() { p.playOpen(0, false) })
 	p.play.Importance = widget.HighImportance
 	p.queue = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { p.playOpen(0, true) })
-	p.more = widget.NewButtonWithIcon("", theme.MoreHorizontalIcon(), p.showMore)
+	more := u.newTipButton("", theme.MoreHorizontalIcon(), "Rename, delete, export", p.showMore)
+	p.more = &more.Button
 	p.more.Importance = widget.LowImportance
-	head := container.NewVBox(p.title, p.info, container.NewHBox(p.play, p.queue, p.more))
-	p.entries = newEntryList(p)
+	head := container.NewVBox(p.title, p.info, container.NewHBox(p.play, p.queue, more))
+	p.entries = newPlaylistList(p)
 	p.hint = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.hint.Wrapping = fyne.TextWrapWord
 	p.detail = container.NewBorder(container.NewVBox(container.NewPadded(head), widget.NewSeparator()), nil, nil, nil,
@@ -151,7 +152,7 @@ func (p *playlistsPage) render() {
 	if v == nil {
 		p.title.SetText("")
 		p.info.SetText("")
-		p.entries.set(nil, false, false)
+		p.entries.set(nil, false)
 		for _, b := range []*widget.Button{p.play, p.queue, p.more} {
 			b.Disable()
 		}
@@ -163,7 +164,8 @@ func (p *playlistsPage) render() {
 	}
 	p.title.SetText(v.Name)
 	p.info.SetText(listInfo(*v))
-	p.entries.set(v.Entries, v.Editable() || v.Kind == app.KindLiked, v.ID == app.ListMostPlayed || v.ID == app.ListRecentlyPlayed)
+	p.entries.set(v, v.ID == p.shown)
+	p.shown = v.ID
 	for _, b := range []*widget.Button{p.play, p.queue} {
 		if len(v.Entries) == 0 {
 			b.Disable()
@@ -236,7 +238,7 @@ func (p *playlistsPage) showMore() {
 func (p *playlistsPage) setCurrent(cid string) {
 	if cid != p.current {
 		p.current = cid
-		p.entries.list.Refresh()
+		p.entries.setCurrent(cid)
 	}
 }
 
@@ -502,268 +504,282 @@ func (r *listNavRow) TappedSecondary(e *fyne.PointEvent) {
 	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
 }
 
-// entryList is the tracks of the open list; in a playlist, dragging a
-// track moves it.
-type entryList struct {
-	p        *playlistsPage
-	items    []app.PlaylistEntry
-	editable bool // remove (and, in a playlist, move) allowed
-	list     *widget.List
-	layout   *columnsLayout
-	view     fyne.CanvasObject
-	sel      int // selected row, -1: none
-	dragFrom int // the row being dragged, -1: none
-	dropAt   int // where it would land
-	plays    bool
-	fourth   *subtle // the fourth column's header: ALBUM or PLAYED
+// playlistList is the open list's tracks: a trackList whose rows are the
+// list's entries (a track this device lacks greyed). In a playlist the
+// selection is dragged to move it (Alt+↑/↓ too) and Delete removes it,
+// also from Liked; the smart lists are read only.
+type playlistList struct {
+	p       *playlistsPage
+	items   []app.PlaylistEntry
+	lists   map[string]*trackList // by view: "playlist", "history", "recent"
+	tl      *trackList            // the one shown
+	view    *fyne.Container
+	current string // content id of the playing track
 }
 
-func newEntryList(p *playlistsPage) *entryList {
-	l := &entryList{p: p, layout: trackColumns(), sel: -1, dragFrom: -1, dropAt: -1}
-	l.list = widget.NewList(
-		func() int { return len(l.items) },
-		func() fyne.CanvasObject { return newEntryRow(l) },
-		func(id widget.ListItemID, o fyne.CanvasObject) { o.(*entryRow).bind(id) })
-	l.list.HideSeparators = true
-	head := columnHeader(l.layout)
-	l.fourth = head.(*fyne.Container).Objects[3].(*subtle)
-	l.view = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, l.list)
+func newPlaylistList(p *playlistsPage) *playlistList {
+	l := &playlistList{p: p, lists: map[string]*trackList{}}
+	defaults := map[string]colSet{
+		"playlist": listDefault,
+		"history":  colsOf(colPos, colTitle, colArtist, colPlays, colLast, colHeart, colTime),
+		"recent":   colsOf(colPos, colTitle, colArtist, colAlbum, colAdded, colHeart, colTime),
+	}
+	l.view = container.NewStack()
+	for _, view := range []string{"playlist", "history", "recent"} {
+		var tl *trackList
+		tl = newTrackList(p.u, listConfig{view: view, allowed: listColumns, defaults: defaults[view], sortable: true}, listHooks{
+			activate: func(rows []int) { l.activate(tl, rows) },
+			menu:     func(rows []int) *fyne.Menu { return l.menu(tl, rows) },
+			remove:   func(rows []int) { l.remove(tl, rows) },
+			move:     func(rows []int, to int) { l.move(tl, rows, to) },
+			missing:  func(row int) bool { return !l.items[tl.baseIndex(row)].Available },
+		})
+		tl.view.Hide()
+		l.lists[view] = tl
+		l.view.Add(tl.view)
+	}
+	l.tl = l.lists["playlist"]
+	l.tl.view.Show()
 	return l
 }
 
-// set shows items; plays puts the play count and last play where the
-// album is (Most played, Recently played).
-func (l *entryList) set(items []app.PlaylistEntry, editable, plays bool) {
-	l.items, l.editable = items, editable
-	if plays != l.plays {
-		l.plays = plays
-		l.fourth.SetText(map[bool]string{true: "PLAYED", false: "ALBUM"}[plays])
+// viewOf is the kind of list a playlist is shown as.
+func viewOf(v *app.PlaylistView) string {
+	switch {
+	case v == nil:
+		return "playlist"
+	case v.ID == app.ListMostPlayed || v.ID == app.ListRecentlyPlayed:
+		return "history"
+	case v.ID == app.ListRecentlyAdded:
+		return "recent"
 	}
-	if l.sel >= len(items) {
-		l.sel = -1
-	}
-	l.list.Refresh()
+	return "playlist"
 }
 
-// entryRow is one track of the open list.
-type entryRow struct {
-	widget.BaseWidget
-	l                             *entryList
-	id                            int
-	no, title, artist, album, dur *cell
-	heart                         *heartCell
-	bg, dropAbove, dropBelow      *canvas.Rectangle
-	dragDY                        float32
+// set shows the open list's entries; keep says it is the same list,
+// changed (its selection is kept).
+func (l *playlistList) set(v *app.PlaylistView, keep bool) {
+	tl := l.lists[viewOf(v)]
+	if tl != l.tl {
+		l.tl.view.Hide()
+		l.tl.set(nil)
+		l.tl = tl
+		tl.view.Show()
+		keep = false
+	}
+	l.items = nil
+	if v != nil {
+		l.items = v.Entries
+	}
+	tracks := make([]*library.Track, len(l.items))
+	for i, e := range l.items {
+		tracks[i] = l.p.u.trackFor(e.ContentID, e.Title, e.Artists, e.Album, e.DurationMS)
+	}
+	tl.current = l.current
+	tl.setKeep(tracks, keep)
 }
 
-func newEntryRow(l *entryList) *entryRow {
-	r := &entryRow{l: l, id: -1}
-	fg, low := theme.ColorNameForeground, colorNameSecondary
-	r.no, r.dur = newCell(fyne.TextAlignTrailing, low), newCell(fyne.TextAlignTrailing, low)
-	r.title, r.artist, r.album = newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg), newCell(fyne.TextAlignLeading, fg)
-	r.heart = newHeartCell(func() {
-		if r.id >= 0 && r.id < len(r.l.items) {
-			r.l.p.u.toggleLike(r.l.items[r.id].ContentID)
+// setCurrent marks the playing track.
+func (l *playlistList) setCurrent(cid string) {
+	l.current = cid
+	l.tl.setCurrent(cid)
+}
+
+// editable: a playlist (and Liked, for removing).
+func (l *playlistList) open() *app.PlaylistView { return l.p.open }
+
+func (l *playlistList) activate(tl *trackList, rows []int) {
+	if len(rows) != 1 {
+		l.p.u.playTracks(tl.tracksOf(rows), 0)
+		return
+	}
+	if tl.sorted() {
+		l.p.u.playTracks(tl.tracks, rows[0]) // in the order shown
+		return
+	}
+	l.p.playOpen(rows[0], false)
+}
+
+func (l *playlistList) baseIndexes(tl *trackList, rows []int) []int {
+	out := make([]int, len(rows))
+	for i, r := range rows {
+		out[i] = tl.baseIndex(r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// remove removes the rows from the open playlist (or from Liked), with
+// an undo.
+func (l *playlistList) remove(tl *trackList, rows []int) {
+	v := l.open()
+	if v == nil || !(v.Editable() || v.Kind == app.KindLiked) || len(rows) == 0 {
+		return
+	}
+	u, id, name := l.p.u, v.ID, v.Name
+	idx := l.baseIndexes(tl, rows)
+	if v.Kind == app.KindLiked {
+		ids := make([]string, len(idx))
+		for i, j := range idx {
+			ids[i] = l.items[j].ContentID
 		}
+		u.runThen(func() error {
+			for _, cid := range ids {
+				if err := u.b.SetLiked(cid, false); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, func(err error) {
+			if err != nil {
+				u.showError("Could not remove it from Liked: " + userError(err))
+				return
+			}
+			u.notices.undo(plural(len(ids), "track", "tracks")+" removed from Liked.", func() {
+				u.run("Could not undo", func() error {
+					for _, cid := range ids {
+						if err := u.b.SetLiked(cid, true); err != nil {
+							return err
+						}
+					}
+					return nil
+				})
+			})
+		})
+		return
+	}
+	removed := make([]app.PlaylistEntry, len(idx))
+	for i, j := range idx {
+		removed[i] = l.items[j]
+	}
+	u.runThen(func() error { return u.b.RemoveFromPlaylist(id, idx) }, func(err error) {
+		if err != nil {
+			u.showError("Could not remove it from “" + name + "”: " + userError(err))
+			return
+		}
+		u.notices.undo(plural(len(idx), "track", "tracks")+" removed from “"+name+"”.", func() {
+			u.run("Could not undo", func() error {
+				// Back where they were, the first first: each index
+				// counts the ones put back before it.
+				for i, j := range idx {
+					if err := u.b.AddToPlaylist(id, []string{removed[i].ContentID}, j); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
 	})
-	r.bg = canvas.NewRectangle(theme.Color(theme.ColorNameSelection))
-	r.bg.CornerRadius = 4
-	r.bg.Hide()
-	line := func() *canvas.Rectangle {
-		x := canvas.NewRectangle(theme.Color(theme.ColorNamePrimary))
-		x.Hide()
-		return x
-	}
-	r.dropAbove, r.dropBelow = line(), line()
-	r.ExtendBaseWidget(r)
-	return r
 }
 
-func (r *entryRow) CreateRenderer() fyne.WidgetRenderer {
-	cells := container.New(r.l.layout, r.no, r.title, r.artist, r.album, r.heart, r.dur)
-	lines := container.New(dropLines{}, r.dropAbove, r.dropBelow)
-	return widget.NewSimpleRenderer(container.NewStack(r.bg, cells, lines))
-}
-
-func (r *entryRow) bind(id int) {
-	r.id = id
-	if id < 0 || id >= len(r.l.items) {
+// move moves rows of the open playlist so that the first lands at place
+// to among the others: single moves of the playlist (blockMoves).
+func (l *playlistList) move(tl *trackList, rows []int, to int) {
+	v := l.open()
+	if v == nil || !v.Editable() || tl.sorted() {
 		return
 	}
-	e := r.l.items[id]
-	fg, low := theme.ColorNameForeground, colorNameSecondary
-	if !e.Available {
-		fg = theme.ColorNameDisabled
-	}
-	title := e.Title
-	if title == "" {
-		title = "Untitled"
-	}
-	if !e.Available {
-		title += " (not on this device)"
-	}
-	playing := e.ContentID == r.l.p.current
-	tc := fg
-	if playing {
-		tc = theme.ColorNamePrimary
-	}
-	r.no.set(itoa(id+1), false, low)
-	r.title.set(title, playing, tc)
-	r.artist.set(joinArtists(e.Artists), false, fg)
-	if r.l.plays {
-		r.album.set(playsText(e, r.l.p.u.now()), false, fg)
-	} else {
-		r.album.set(orUnknown(e.Album, "album"), false, fg)
-	}
-	r.dur.set(formatDuration(msDuration(e.DurationMS)), false, low)
-	r.heart.set(r.l.p.u.likedNow(e))
-	r.bg.Hidden = r.l.sel != id
-	r.dropAbove.Hidden = !(r.l.dragFrom >= 0 && r.l.dropAt == id && id < r.l.dragFrom)
-	r.dropBelow.Hidden = !(r.l.dragFrom >= 0 && r.l.dropAt == id && id > r.l.dragFrom)
-	r.bg.Refresh()
-	r.dropAbove.Refresh()
-	r.dropBelow.Refresh()
-}
-
-// playsText is "12 plays, 3 days ago": how often and when a track was
-// last played on any device of the group.
-func playsText(e app.PlaylistEntry, now time.Time) string {
-	if e.Plays == 0 {
-		return "not played"
-	}
-	text := plural(int(e.Plays), "play", "plays")
-	if e.LastPlayedMS > 0 {
-		switch d := now.Sub(time.UnixMilli(e.LastPlayedMS)); {
-		case d < time.Minute:
-			text += ", just now"
-		case d < time.Hour:
-			text += ", " + plural(int(d/time.Minute), "minute", "minutes") + " ago"
-		case d < 24*time.Hour:
-			text += ", " + plural(int(d/time.Hour), "hour", "hours") + " ago"
-		default:
-			text += ", " + plural(int(d/(24*time.Hour)), "day", "days") + " ago"
+	u, id, name := l.p.u, v.ID, v.Name
+	moves := blockMoves(len(l.items), l.baseIndexes(tl, rows), to)
+	u.run("Could not move the tracks in “"+name+"”", func() error {
+		for _, m := range moves {
+			if err := u.b.MoveInPlaylist(id, m[0], m[1]); err != nil {
+				return err
+			}
 		}
-	}
-	return text
+		return nil
+	})
 }
 
-// likedNow is a track's like as the window shows it: its own toggles
-// first, then what the app listed.
-func (u *UI) likedNow(e app.PlaylistEntry) bool {
-	if v, ok := u.liked[e.ContentID]; ok {
-		return v
+// blockMoves are the single moves (from, to: final index) of a list of n
+// entries that bring the entries at indexes moved (ascending) together,
+// in their order, with the first at place to among the others.
+func blockMoves(n int, moved []int, to int) [][2]int {
+	arr := make([]int, n)
+	for i := range arr {
+		arr[i] = i
 	}
-	return e.Liked
+	isMoved := map[int]bool{}
+	for _, m := range moved {
+		isMoved[m] = true
+	}
+	var ops [][2]int
+	for k, m := range moved {
+		i := slices.Index(arr, m)
+		rest := slices.Delete(slices.Clone(arr), i, i+1)
+		j := 0
+		if k == 0 {
+			for seen := 0; j < len(rest) && seen < to; j++ {
+				if !isMoved[rest[j]] {
+					seen++
+				}
+			}
+		} else {
+			j = slices.Index(rest, moved[k-1]) + 1
+		}
+		if i != j {
+			ops = append(ops, [2]int{i, j})
+		}
+		arr = slices.Insert(rest, j, m)
+	}
+	return ops
 }
 
-// Tapped selects the row.
-func (r *entryRow) Tapped(*fyne.PointEvent) {
-	if r.id >= 0 {
-		r.l.sel = r.id
-		r.l.list.Refresh()
+// menu is the menu of rows of the open list: play from here (or the
+// tracks selected), play next, add to queue, add to a playlist, like;
+// remove and move in a playlist.
+func (l *playlistList) menu(tl *trackList, rows []int) *fyne.Menu {
+	u, v := l.p.u, l.open()
+	sel := tl.tracksOf(rows)
+	ids := contentIDs(sel)
+	play := fyne.NewMenuItemWithIcon("Play from here", theme.MediaPlayIcon(), func() { l.activate(tl, rows[:1]) })
+	if len(rows) > 1 {
+		play = fyne.NewMenuItemWithIcon("Play "+plural(len(rows), "track", "tracks"), theme.MediaPlayIcon(), func() { u.playTracks(sel, 0) })
 	}
-}
-
-// DoubleTapped plays the list from this track.
-func (r *entryRow) DoubleTapped(*fyne.PointEvent) {
-	if r.id >= 0 {
-		r.l.sel = r.id
-		r.l.p.playOpen(r.id, false)
-	}
-}
-
-// Dragged moves the drop mark while a track of a playlist is dragged.
-func (r *entryRow) Dragged(e *fyne.DragEvent) {
-	l := r.l
-	if r.id < 0 || l.p.open == nil || !l.p.open.Editable() {
-		return
-	}
-	if l.dragFrom < 0 {
-		l.dragFrom, r.dragDY = r.id, 0
-	}
-	r.dragDY += e.Dragged.DY
-	step := r.Size().Height + theme.Padding()
-	if step <= 0 {
-		return
-	}
-	to := l.dragFrom + int(math.Round(float64(r.dragDY/step)))
-	to = max(0, min(to, len(l.items)-1))
-	if to != l.dropAt {
-		l.dropAt = to
-		l.list.Refresh()
-	}
-}
-
-// DragEnd moves the dragged track to where it was dropped.
-func (r *entryRow) DragEnd() {
-	l := r.l
-	from, to := l.dragFrom, l.dropAt
-	l.dragFrom, l.dropAt, r.dragDY = -1, -1, 0
-	l.list.Refresh()
-	if from < 0 || to < 0 || from == to || l.p.open == nil {
-		return
-	}
-	id, name := l.p.open.ID, l.p.open.Name
-	l.sel = to
-	l.p.u.run("Could not move the track in “"+name+"”", func() error { return l.p.u.b.MoveInPlaylist(id, from, to) })
-}
-
-// TappedSecondary offers the track's menu.
-func (r *entryRow) TappedSecondary(e *fyne.PointEvent) {
-	if r.id < 0 || r.id >= len(r.l.items) || r.l.p.open == nil {
-		return
-	}
-	l, i := r.l, r.id
-	l.sel = i
-	l.list.Refresh()
-	u, v, it := l.p.u, l.p.open, l.items[i]
 	items := []*fyne.MenuItem{
-		fyne.NewMenuItemWithIcon("Play from here", theme.MediaPlayIcon(), func() { l.p.playOpen(i, false) }),
+		play,
 		fyne.NewMenuItemWithIcon("Play next", iconQueue, func() {
-			u.run("Could not queue it to play next", func() error { return u.b.Enqueue([]string{it.ContentID}, true) })
+			u.run("Could not queue it to play next", func() error { return u.b.Enqueue(ids, true) })
 		}),
 		fyne.NewMenuItemWithIcon("Add to queue", theme.ContentAddIcon(), func() {
-			u.run("Could not add to the queue", func() error { return u.b.Enqueue([]string{it.ContentID}, false) })
+			u.run("Could not add to the queue", func() error { return u.b.Enqueue(ids, false) })
 		}),
-		u.addToPlaylistItem([]string{it.ContentID}),
-		u.likeItem(it.ContentID),
+		u.addToPlaylistItem(ids),
 	}
-	if l.editable {
-		id, name := v.ID, v.Name
+	if len(ids) == 1 {
+		items = append(items, u.likeItem(ids[0]))
+	}
+	if v == nil {
+		return fyne.NewMenu("", items...)
+	}
+	if v.Editable() || v.Kind == app.KindLiked {
 		what := "Remove from playlist"
 		if v.Kind == app.KindLiked {
 			what = "Remove from Liked"
 		}
-		items = append(items, fyne.NewMenuItemSeparator(), fyne.NewMenuItemWithIcon(what, theme.ContentRemoveIcon(), func() {
-			u.run("Could not remove it from “"+name+"”", func() error { return u.b.RemoveFromPlaylist(id, []int{i}) })
-		}))
+		items = append(items, fyne.NewMenuItemSeparator(), fyne.NewMenuItemWithIcon(what, theme.ContentRemoveIcon(), func() { l.remove(tl, rows) }))
 	}
-	if v.Editable() && len(l.items) > 1 {
-		id, name := v.ID, v.Name
-		move := func(to int) func() {
-			return func() {
-				u.run("Could not move the track in “"+name+"”", func() error { return u.b.MoveInPlaylist(id, i, to) })
-			}
+	if v.Editable() && !tl.sorted() && len(rows) < len(l.items) {
+		first, last := rows[0], rows[len(rows)-1]
+		if first > 0 || last-first != len(rows)-1 {
+			items = append(items, fyne.NewMenuItemWithIcon("Move to top", theme.MoveUpIcon(), func() { l.move(tl, rows, 0) }))
 		}
-		if i > 0 {
-			items = append(items, fyne.NewMenuItemWithIcon("Move to top", theme.MoveUpIcon(), move(0)))
-		}
-		if i < len(l.items)-1 {
-			items = append(items, fyne.NewMenuItemWithIcon("Move to bottom", theme.MoveDownIcon(), move(len(l.items)-1)))
+		if last < len(l.items)-1 || last-first != len(rows)-1 {
+			items = append(items, fyne.NewMenuItemWithIcon("Move to bottom", theme.MoveDownIcon(), func() { l.move(tl, rows, len(l.items)-len(rows)) }))
 		}
 	}
-	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
+	return fyne.NewMenu("", items...)
 }
 
-// dropLines lays out the two drop marks of a row: a thin line along its
-// top edge and one along its bottom edge.
-type dropLines struct{}
-
-func (dropLines) Layout(objs []fyne.CanvasObject, size fyne.Size) {
-	objs[0].Move(fyne.NewPos(0, 0))
-	objs[0].Resize(fyne.NewSize(size.Width, 2))
-	objs[1].Move(fyne.NewPos(0, size.Height-2))
-	objs[1].Resize(fyne.NewSize(size.Width, 2))
+// trackFor is the track a list shows for an entry of a playlist or the
+// queue: the library's own (with its year, genre, date added) when this
+// device has it on the album the entry names, else one made of what the
+// entry says.
+func (u *UI) trackFor(cid, title string, artists []string, album string, durMS int64) *library.Track {
+	if u.cat != nil {
+		if t, ok := u.cat.byID[cid]; ok && t.Album == album && t.Title == title {
+			return t
+		}
+	}
+	return &library.Track{ContentID: cid, Title: title, Artists: artists, Album: album, Duration: msDuration(durMS)}
 }
-
-func (dropLines) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(0, 0) }

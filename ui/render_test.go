@@ -28,7 +28,7 @@ func TestRenderDevicesPage(t *testing.T) {
 	h.u.notices.view.RemoveAll()
 	h.u.relayoutTop()
 	h.apply(func(st *app.Status) {
-		st.Pairing = []app.PairingRequest{{ID: "r1", DeviceID: "dev-k", Name: "Kitchen", GroupConflict: true}}
+		st.Pairing = []app.PairingRequest{{ID: "r1", DeviceID: "dev-k", Name: "Kitchen", Fingerprint: "3f9a-1c07-b2e4-5d18", GroupConflict: true}}
 	})
 	h.u.showPage(PageDevices)
 	test.AssertRendersToImage(t, "devices.png", h.u.win.Canvas())

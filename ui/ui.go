@@ -11,13 +11,10 @@ import (
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/driver/desktop"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -41,6 +38,13 @@ type Options struct {
 	// window lists each time it has read the catalog (the front end logs
 	// it; the desktop benchmark reads it).
 	Listed func(tracks int)
+	// Prefs keep the page shown last, each list's sort and columns and the
+	// album grid's order between launches; nil keeps them for this window.
+	Prefs Prefs
+	// Shown, when not nil, is called once on the UI goroutine when the
+	// window first lists the library (tracks: how many), so a front end
+	// can tell how long launching took.
+	Shown func(tracks int)
 }
 
 // Page names of the sidebar, in its order.
@@ -52,6 +56,9 @@ const (
 	PageQueue     = "Queue"
 	PageDevices   = "Devices"
 	PageSettings  = "Settings"
+	// PageNowPlaying is the now-playing view: opened from the bar's cover
+	// or title, not listed in the sidebar.
+	PageNowPlaying = "Now playing"
 )
 
 var pageOrder = []string{PageArtists, PageAlbums, PageTracks, PagePlaylists, PageQueue, PageDevices, PageSettings}
@@ -119,15 +126,20 @@ type UI struct {
 	query    string
 
 	page      string
+	back      string // the page the now-playing view was opened from
 	nav       *widget.List
 	pageTitle *widget.Label
 	pageSub   *subtle
-	search    *widget.Entry
+	search    *searchEntry
 	searchBox *fyne.Container // the search field's place, shown on library pages only
 	body      *fyne.Container
-	top       *fyne.Container // banner, notices and header: relaid out when they change
+	top       *fyne.Container // banner and header: relaid out when they change
 	main      *fyne.Container // top above the page
+	bar       fyne.CanvasObject
 	pages     map[string]fyne.CanvasObject
+	prefs     Prefs
+	plays     map[string]playStats // play counts of the group, by content id
+	demoPlay  bool                 // play the demo tracks once they are in the library
 
 	banner    *banner
 	notices   *noticeBar
@@ -136,11 +148,13 @@ type UI struct {
 	artists   *artistsPage
 	albums    *albumsPage
 	queue     *queuePage
+	nowView   *nowPlayingView
 	playlists *playlistsPage
 	devices   *devicesPage
 	settings  *settingsPage
 	scanBar   *scanView
 	covers    *coverCache
+	tips      *tipLayer
 
 	// The group's lists for the menus and the liked tracks for the
 	// hearts (playlistmenu.go), and the Status.PlaylistsVersion they are of.
@@ -149,7 +163,9 @@ type UI struct {
 	plVersion uint64
 	plLoading bool
 	plAgain   bool
-	plDialog  dialog.Dialog // the last playlist dialog shown (tests)
+	// plAfterLibrary: the lists are read once the library is shown.
+	plAfterLibrary bool
+	plDialog       dialog.Dialog // the last playlist dialog shown (tests)
 
 	tickStop chan struct{}
 	done     chan struct{}
@@ -173,9 +189,12 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		opts.Tick = time.Second
 	}
 	opts.Tick = min(max(opts.Tick, 250*time.Millisecond), time.Second)
-	u := &UI{fa: fa, b: b, opts: opts, now: opts.Now, spawn: spawn, done: make(chan struct{})}
+	u := &UI{fa: fa, b: b, opts: opts, now: opts.Now, spawn: spawn, done: make(chan struct{}), prefs: opts.Prefs}
 	if u.now == nil {
 		u.now = time.Now
+	}
+	if u.prefs == nil {
+		u.prefs = &memPrefs{}
 	}
 	u.loop = u.tickLoop
 	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
@@ -238,6 +257,7 @@ func (u *UI) subscribe() {
 }
 
 func (u *UI) build() {
+	u.tips = newTipLayer(u)
 	u.banner = newBanner(u)
 	u.notices = newNoticeBar(u)
 	u.np = newNowPlaying(u)
@@ -245,6 +265,7 @@ func (u *UI) build() {
 	u.artists = newArtistsPage(u)
 	u.albums = newAlbumsPage(u)
 	u.queue = newQueuePage(u)
+	u.nowView = newNowPlayingView(u)
 	u.playlists = newPlaylistsPage(u)
 	u.devices = newDevicesPage(u)
 	u.settings = newSettingsPage(u)
@@ -252,7 +273,7 @@ func (u *UI) build() {
 	u.pages = map[string]fyne.CanvasObject{
 		PageArtists: u.artists.view, PageAlbums: u.albums.view, PageTracks: u.tracks.view,
 		PageQueue: u.queue.view, PageDevices: u.devices.view, PageSettings: u.settings.view,
-		PagePlaylists: u.playlists.view,
+		PagePlaylists: u.playlists.view, PageNowPlaying: u.nowView.view,
 	}
 
 	u.nav = widget.NewList(
@@ -274,30 +295,32 @@ func (u *UI) build() {
 	sideBg := canvas.NewRectangle(theme.Color(theme.ColorNameHeaderBackground))
 	sideWrap := container.NewStack(sideBg, container.New(fixedSize{fyne.NewSize(190, 0)}), side)
 
-	u.search = widget.NewEntry()
-	u.search.SetPlaceHolder("Search title, artist, album  (Ctrl+F)")
-	u.search.ActionItem = widget.NewIcon(theme.SearchIcon())
-	u.search.OnChanged = u.setQuery
+	u.search = newSearchEntry(u)
 	u.pageTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.pageTitle.SizeName = theme.SizeNameSubHeadingText
 	u.pageSub = newSubtle("")
 	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
 	// the header keeps the search field's height where it is hidden, so
 	// the pages do not jump
-	header := container.NewBorder(nil, nil, nil, u.searchBox,
+	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.tipButton, u.searchBox),
 		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
 			container.NewHBox(u.pageTitle, u.pageSub)))
 
 	u.body = container.NewStack()
-	u.top = container.NewVBox(u.banner.view, u.notices.view, container.NewPadded(header))
+	u.top = container.NewVBox(u.banner.view, container.NewPadded(header))
 	u.main = container.NewBorder(u.top,
 		nil, nil, nil, container.NewPadded(u.body))
 
-	bar := container.NewVBox(widget.NewSeparator(), u.np.view)
-	content := container.NewBorder(nil, bar, container.NewHBox(sideWrap, widget.NewSeparator()), nil, u.main)
-	u.win.SetContent(content)
+	u.bar = container.NewVBox(widget.NewSeparator(), u.np.view)
+	content := container.NewBorder(nil, u.bar, container.NewHBox(sideWrap, widget.NewSeparator()), nil, u.main)
+	// The toasts lie over the content: nothing moves when one comes.
+	u.win.SetContent(container.NewStack(content, u.notices.view, u.tips.view))
 	u.win.Resize(fyne.NewSize(1180, 760))
-	u.nav.Select(2) // Tracks
+	start := u.setting("page")
+	if _, ok := u.pages[start]; !ok || start == PageNowPlaying {
+		start = PageTracks
+	}
+	u.showPage(start)
 }
 
 // ShowPage switches to one of the sidebar's pages (PageTracks, ...).
@@ -307,12 +330,20 @@ func (u *UI) ShowPage(name string) {
 	}
 }
 
-// showPage switches the main area to one of the sidebar's pages.
+// showPage switches the main area to one of the sidebar's pages (or the
+// now-playing view), and remembers it for the next launch.
 func (u *UI) showPage(name string) {
 	if u.page == name {
 		return
 	}
+	if name == PageNowPlaying && u.page != PageNowPlaying {
+		u.back = u.page
+	}
 	u.page = name
+	u.setSetting("page", name)
+	if name == PageNowPlaying {
+		u.nav.UnselectAll()
+	}
 	for i, p := range pageOrder {
 		if p == name {
 			u.nav.Select(i)
@@ -331,7 +362,7 @@ func (u *UI) showPage(name string) {
 // pages and the queue (where one looks for something to add), not Devices
 // or Settings, which it does not search.
 func searchable(page string) bool {
-	return page != PageDevices && page != PageSettings
+	return page != PageDevices && page != PageSettings && page != PageNowPlaying
 }
 
 // refreshHeader sets the page title and its count line.
@@ -343,9 +374,9 @@ func (u *UI) refreshHeader() {
 	}
 	switch u.page {
 	case PageTracks:
-		if u.query != "" {
+		if q := strings.TrimSpace(u.query); q != "" {
 			title = "Search"
-			sub = fmt.Sprintf("%s for “%s”", plural(len(u.tracks.list.tracks), "track", "tracks"), u.query)
+			sub = fmt.Sprintf("%s for “%s”", plural(len(u.tracks.list.tracks), "track", "tracks"), q)
 		} else {
 			sub = plural(n, "track", "tracks")
 		}
@@ -370,6 +401,10 @@ func (u *UI) refreshHeader() {
 		sub = plural(n, "playlist", "playlists")
 	case PageQueue:
 		sub = plural(u.st.QueueLen, "track", "tracks")
+	case PageNowPlaying:
+		if u.st.Track != nil && u.st.Owner != "" && u.st.Owner != u.st.DeviceID {
+			sub = "on " + ownerName(u.st)
+		}
 	case PageDevices:
 		sub = plural(len(u.st.Devices), "device", "devices")
 	}
@@ -377,13 +412,18 @@ func (u *UI) refreshHeader() {
 	setText(&u.pageSub.Label, sub)
 }
 
-// setQuery filters the track list while the user types.
+// setQuery filters the track list while the user types; a query of only
+// spaces is no query.
 func (u *UI) setQuery(q string) {
+	was := strings.TrimSpace(u.query)
 	u.query = q
-	if q != "" && u.page != PageTracks {
+	if strings.TrimSpace(q) != "" && u.page != PageTracks {
 		u.showPage(PageTracks)
 	}
-	u.tracks.refresh()
+	if strings.TrimSpace(q) != was {
+		u.tracks.refresh()
+	}
+	u.search.showClear(q != "")
 	u.refreshHeader()
 }
 
@@ -400,6 +440,7 @@ func (u *UI) apply(st app.Status) {
 	u.np.update(st, first)
 	u.banner.update(st)
 	u.queue.update(st, prev, first)
+	u.nowView.update(st, prev, first)
 	u.devices.update(st, prev, first)
 	u.settings.update(st, prev, first)
 	u.scanBar.update(st.Scan)
@@ -413,9 +454,9 @@ func (u *UI) apply(st app.Status) {
 	if st.Track != nil {
 		cur = st.Track.ContentID
 	}
-	u.tracks.list.setCurrent(cur)
-	u.artists.tracks.setCurrent(cur)
-	u.albums.tracks.setCurrent(cur)
+	for _, l := range u.libraryLists() {
+		l.setCurrent(cur)
+	}
 	u.playlists.setCurrent(cur)
 	u.playlistsChanged(st, first) // playlistmenu.go
 
@@ -566,13 +607,40 @@ func (u *UI) loadLibrary() {
 
 func (u *UI) setCatalog(c *catalog) {
 	u.cat = c
+	if f := u.opts.Shown; f != nil {
+		u.opts.Shown = nil
+		defer f(len(c.tracks))
+	}
 	u.tracks.refresh()
 	u.artists.setCatalog(c)
 	u.albums.setCatalog(c)
+	u.queue.render()
+	u.nowView.render()
 	u.refreshHeader()
 	if u.opts.Listed != nil {
 		u.opts.Listed(len(c.tracks))
 	}
+	u.np.update(u.st, false)
+	u.playDemo()
+	if u.plAfterLibrary {
+		u.plAfterLibrary = false
+		u.loadPlaylists()
+	}
+}
+
+// libraryLists are the lists of the library's pages.
+func (u *UI) libraryLists() []*trackList {
+	return []*trackList{u.tracks.list, u.artists.tracks, u.albums.tracks}
+}
+
+// refreshLists redraws every list (likes or play counts changed).
+func (u *UI) refreshLists() {
+	for _, l := range u.libraryLists() {
+		l.list.Refresh()
+	}
+	u.playlists.entries.tl.list.Refresh()
+	u.queue.refreshLists()
+	u.nowView.next.list.Refresh()
 }
 
 // run calls a backend intent off the UI goroutine; a failure is shown with
@@ -594,106 +662,35 @@ func (u *UI) runThen(f func() error, done func(error)) {
 	})
 }
 
-// playTracks replaces the queue with tracks and plays from index. Very long
-// lists are cut to a window around the chosen track.
-func (u *UI) playTracks(tracks []*library.Track, index int) {
-	const before, total = 500, 5000
-	lo := 0
-	if len(tracks) > total {
-		lo = max(0, index-before)
-	}
-	hi := min(len(tracks), lo+total)
-	ids := make([]string, 0, hi-lo)
-	for _, t := range tracks[lo:hi] {
-		ids = append(ids, t.ContentID)
-	}
-	u.run("Could not play", func() error { return u.b.PlayTracks(ids, index-lo) })
-}
-
-func (u *UI) enqueue(tracks []*library.Track, next bool) {
-	ids := make([]string, len(tracks))
-	for i, t := range tracks {
-		ids[i] = t.ContentID
-	}
-	what := "Could not add to the queue"
-	if next {
-		what = "Could not queue it to play next"
-	}
-	u.run(what, func() error { return u.b.Enqueue(ids, next) })
-	n := plural(len(tracks), "track", "tracks")
-	if len(tracks) == 1 {
-		n = "“" + tracks[0].Title + "”"
-	}
-	if next {
-		u.notices.info(n + " will play next.")
-	} else {
-		u.notices.info(n + " added to the queue.")
-	}
-}
-
-// trackMenu is the context menu of a track (or of a selection of tracks):
-// play from here, play next, add to queue, add to playlist, like, go to
-// album or artist.
-func (u *UI) trackMenu(list []*library.Track, index int, sel []*library.Track) *fyne.Menu {
-	items := []*fyne.MenuItem{
-		fyne.NewMenuItemWithIcon("Play", theme.MediaPlayIcon(), func() { u.playTracks(list, index) }),
-		fyne.NewMenuItemWithIcon("Play next", iconQueue, func() { u.enqueue(sel, true) }),
-		fyne.NewMenuItemWithIcon("Add to queue", theme.ContentAddIcon(), func() { u.enqueue(sel, false) }),
-		u.addToPlaylistItem(contentIDs(sel)),
-	}
-	if len(sel) == 1 {
-		items = append(items, u.likeItem(sel[0].ContentID))
-	}
-	if len(sel) == 1 && u.cat != nil {
-		t := sel[0]
-		items = append(items, fyne.NewMenuItemSeparator(),
-			fyne.NewMenuItemWithIcon("Go to album", iconAlbum, func() { u.goToAlbum(t) }))
-		if len(t.Artists) > 0 {
-			items = append(items, fyne.NewMenuItemWithIcon("Go to artist", iconArtists, func() { u.goToArtist(t.Artists[0]) }))
-		}
-	}
-	return fyne.NewMenu("", items...)
-}
-
-func (u *UI) goToAlbum(t *library.Track) {
-	if u.cat == nil {
-		return
-	}
-	for _, a := range u.cat.albums {
-		for _, at := range a.tracks {
-			if at == t {
-				u.clearSearch()
-				u.showPage(PageAlbums)
-				u.albums.openAlbum(a)
-				return
-			}
-		}
-	}
-}
-
-func (u *UI) goToArtist(name string) {
-	if u.cat == nil {
-		return
-	}
-	for i, a := range u.cat.artists {
-		if a.name == name {
-			u.clearSearch()
-			u.showPage(PageArtists)
-			u.artists.list.Select(i)
-			u.artists.list.ScrollTo(i)
-			return
-		}
-	}
-}
-
 func (u *UI) clearSearch() {
 	if u.search.Text != "" {
 		u.search.SetText("")
 	}
 }
 
-// relayoutTop lays out the banner, notices and header again after one of
-// them appeared, went away or changed height.
+// currentList is the list of the page shown, nil when it has none.
+func (u *UI) currentList() *trackList {
+	switch u.page {
+	case PageTracks:
+		return u.tracks.list
+	case PageArtists:
+		return u.artists.tracks
+	case PageAlbums:
+		if u.albums.open != nil {
+			return u.albums.tracks
+		}
+	case PagePlaylists:
+		return u.playlists.entries.tl
+	case PageQueue:
+		return u.queue.next
+	case PageNowPlaying:
+		return u.nowView.next
+	}
+	return nil
+}
+
+// relayoutTop lays out the banner and header again after one of them
+// appeared, went away or changed height.
 func (u *UI) relayoutTop() {
 	if u.main != nil {
 		u.top.Refresh()
@@ -781,40 +778,21 @@ func scanNoticeText(level, text string) (string, string) {
 	return "info", strings.TrimSuffix(text, ".") + "."
 }
 
-// setupKeys installs the keyboard: space play/pause, ←/→ seek 5 s,
-// Ctrl+←/→ previous/next, Ctrl+F search, Ctrl+, settings, Escape leaves the
-// search field.
-func (u *UI) setupKeys() {
-	c := u.win.Canvas()
-	c.SetOnTypedKey(u.typedKey)
-	mod := fyne.KeyModifierShortcutDefault
-	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: mod}, func(fyne.Shortcut) { u.prev() })
-	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: mod}, func(fyne.Shortcut) { u.next() })
-	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: mod}, func(fyne.Shortcut) { u.focusSearch() })
-	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: mod}, func(fyne.Shortcut) { u.clearSearch(); u.showPage(PageSettings) })
-}
-
-func (u *UI) typedKey(e *fyne.KeyEvent) {
-	switch e.Name {
-	case fyne.KeySpace:
-		u.togglePlay()
-	case fyne.KeyLeft:
-		u.seekBy(-5 * time.Second)
-	case fyne.KeyRight:
-		u.seekBy(5 * time.Second)
-	}
-}
-
-// focusSearch puts the cursor in the search field, going to the tracks
-// from a page without one.
-func (u *UI) focusSearch() {
-	if !searchable(u.page) {
-		u.showPage(PageTracks)
-	}
-	u.win.Canvas().Focus(u.search)
-}
-
+// togglePlay plays or pauses; with nothing to play it plays the list
+// shown (its selection, or all of it), as one expects of Play.
 func (u *UI) togglePlay() {
+	if u.st.Track == nil && u.st.QueueLen == 0 {
+		if tl := u.currentList(); tl != nil && len(tl.tracks) > 0 && tl != u.queue.next {
+			if rows := tl.rows(); len(rows) > 1 {
+				u.playTracks(tl.tracksOf(rows), 0)
+			} else if len(rows) == 1 {
+				u.playTracks(tl.tracks, rows[0])
+			} else {
+				u.playTracks(tl.tracks, 0)
+			}
+		}
+		return
+	}
 	u.run("Could not play or pause", u.b.TogglePlay)
 }
 
@@ -842,5 +820,3 @@ func (u *UI) seekTo(pos time.Duration) {
 	u.np.showPosition()
 	u.run("Could not seek", func() error { return u.b.Seek(pos) })
 }
-
-var _ = layout.NewSpacer

@@ -146,11 +146,12 @@ func TestDoubleClickPlaysAndContextMenuQueues(t *testing.T) {
 func TestPlayingTrackIsMarkedInTheList(t *testing.T) {
 	h := newHarness(t, 30)
 	h.playing()
-	r := trackRowAt(t, h.u.tracks.list, 3)
-	if !r.icon.Visible() || !r.title.bold {
+	cur := slices.IndexFunc(h.u.tracks.list.tracks, func(tr *library.Track) bool { return tr.ContentID == h.b.Status().Track.ContentID })
+	r := trackRowAt(t, h.u.tracks.list, cur)
+	if !r.icon.Visible() || !r.cells[colTitle].bold {
 		t.Fatal("the playing track is not marked")
 	}
-	if r := trackRowAt(t, h.u.tracks.list, 4); r.icon.Visible() || r.title.bold {
+	if r := trackRowAt(t, h.u.tracks.list, cur+1); r.icon.Visible() || r.cells[colTitle].bold {
 		t.Fatal("a track that is not playing is marked")
 	}
 }
@@ -340,9 +341,14 @@ func TestEmptyLibraryOffersFolderAndDemo(t *testing.T) {
 		t.Fatal("no first-run invitation on an empty library")
 	}
 	test.Tap(button(t, h.u.tracks.view, "Try demo tracks"))
-	h.wantCalls("GenerateDemo()", "Tracks()") // the demo bumped the library version
+	// The demo bumped the library version; once they are listed, the
+	// demo tracks play.
+	h.wantCalls("GenerateDemo()", "Tracks()", "PlayTracks(24,"+h.u.cat.tracks[0].ContentID+",0)")
 	if h.u.tracks.empty.Visible() || len(h.u.tracks.list.tracks) != 24 {
 		t.Fatalf("after the demo: empty=%v, %d tracks", h.u.tracks.empty.Visible(), len(h.u.tracks.list.tracks))
+	}
+	if st := h.b.Status(); !st.Playing || st.QueueLen != 24 {
+		t.Fatalf("the demo tracks do not play: %+v", st)
 	}
 }
 
@@ -457,25 +463,34 @@ func TestBackendErrorsAreUserMessages(t *testing.T) {
 	}
 }
 
+// The queue page shows what plays now, up next and the history in play
+// order; a double-click jumps, the menu removes, Clear empties it.
 func TestQueuePage(t *testing.T) {
 	h := newHarness(t, 30)
 	h.playing()
 	h.u.showPage(PageQueue)
-	rows := find(h.u.queue.list, func(r *queueRow) bool { return r.id == 5 })
-	if len(rows) != 1 {
-		t.Fatal("queue row 5 not rendered")
+	q := h.u.queue
+	if len(q.next.tracks) != 6 || len(q.history.tracks) != 3 || q.nowTitle.Text != h.b.Status().Track.Title {
+		t.Fatalf("up next %d, history %d, now %q", len(q.next.tracks), len(q.history.tracks), q.nowTitle.Text)
 	}
-	if cur := find(h.u.queue.list, func(r *queueRow) bool { return r.id == 3 }); !cur[0].icon.Visible() {
-		t.Fatal("the current entry is not marked")
+	if q.nextTab.Text != "Up next (6)" || q.histTab.Text != "History (3)" {
+		t.Fatalf("tabs %q %q", q.nextTab.Text, q.histTab.Text)
 	}
 	if h.u.pageSub.Text != "10 tracks" {
 		t.Fatalf("queue header %q", h.u.pageSub.Text)
 	}
-	test.DoubleTap(rows[0])
-	test.TapSecondary(rows[0])
+	row := trackRowAt(t, q.next, 1) // queue index 5
+	if row.cells[colPos].text != "2" {
+		t.Fatalf("up next's second row is numbered %q", row.cells[colPos].text)
+	}
+	test.DoubleTap(row)
+	h.wantCalls("JumpTo(5)")
+	h.b.ResetCalls()
+	row = trackRowAt(t, q.next, 1) // queue index 7 now
+	test.TapSecondary(row)
 	tapMenu(t, h.u.win.Canvas(), "Remove from queue")
 	test.Tap(h.u.queue.clear)
-	h.wantCalls("JumpTo(5)", "RemoveFromQueue(5)", "ClearQueue()")
+	h.wantCalls("RemoveQueueEntries([7])", "ClearQueue()")
 	if !h.u.queue.empty.Visible() {
 		t.Fatal("cleared queue does not say it is empty")
 	}
@@ -500,6 +515,26 @@ func TestPairingRequests(t *testing.T) {
 	test.Tap(button(t, v, "Keep my group"))
 	test.Tap(deny[1])
 	h.wantCalls("Accept(r1,false)", "Accept(r2,true)", "Accept(r2,false)", "Deny(r2)")
+}
+
+// A request shows the requester's key fingerprint, and the Join dialog
+// shows this device's own, the one the other device will show: the user
+// tells a real device from a look-alike of the same name.
+func TestPairingShowsFingerprints(t *testing.T) {
+	h := newHarness(t, 3)
+	h.apply(func(st *app.Status) {
+		st.Fingerprint = "1111-2222-3333-4444"
+		st.Pairing = []app.PairingRequest{{ID: "r1", DeviceID: "dev-k", Name: "Kitchen", Fingerprint: "3f9a-1c07-b2e4-5d18"}}
+	})
+	if len(find(h.u.devices.requests, func(l *widgetLabel) bool { return strings.Contains(l.Text, "3f9a-1c07-b2e4-5d18") })) != 1 {
+		t.Fatal("the request does not show the requester's fingerprint")
+	}
+	h.u.showPage(PageDevices)
+	test.Tap(button(t, h.u.devices.view, "Join another device's group"))
+	top := h.u.win.Canvas().Overlays().Top()
+	if top == nil || len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "1111-2222-3333-4444") })) != 1 {
+		t.Fatal("the Join dialog does not show this device's fingerprint")
+	}
 }
 
 func TestInviteShowsCodeCopyAndExpiry(t *testing.T) {

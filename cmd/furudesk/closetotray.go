@@ -7,6 +7,14 @@ import (
 	"fyne.io/fyne/v2"
 )
 
+// dataDirKey names a data dir in Fyne's preferences, which are per user
+// and app id: what the window keeps for one data dir (close to tray, its
+// place, the page and the lists' sorts) is kept apart from another's.
+func dataDirKey(dataDir string) string {
+	h := sha256.Sum256([]byte(dataDir))
+	return hex.EncodeToString(h[:8])
+}
+
 // closeToTray is the "close to tray" setting of one data dir: whether
 // closing the window keeps furudesk playing with its tray icon. It lives in
 // Fyne's preferences (per user, not synced between devices), keyed by the
@@ -18,8 +26,7 @@ type closeToTray struct {
 }
 
 func newCloseToTray(prefs fyne.Preferences, dataDir string, def bool) closeToTray {
-	h := sha256.Sum256([]byte(dataDir))
-	return closeToTray{prefs: prefs, key: "close_to_tray." + hex.EncodeToString(h[:8]), def: def}
+	return closeToTray{prefs: prefs, key: "close_to_tray." + dataDirKey(dataDir), def: def}
 }
 
 // on reports the setting.

@@ -10,6 +10,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +19,6 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
-	"github.com/furudesk/furudesk/library"
 )
 
 // ctlSocketName is the unix socket of the running instance inside its data
@@ -65,6 +66,12 @@ func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
 	_ = os.Remove(path)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
+		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
+	}
+	// Whatever the umask: only this user may connect (the data dir is
+	// private too, and each caller's uid is checked).
+	if err := os.Chmod(path, 0o600); err != nil && runtime.GOOS != "windows" {
+		_ = ln.Close()
 		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
 	}
 	s := &ctlServer{path: path, ln: ln, app: a, conns: map[net.Conn]struct{}{}}
@@ -119,7 +126,11 @@ func (s *ctlServer) handle(c net.Conn) {
 	if err != nil && len(line) == 0 {
 		return
 	}
-	if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
+	// The request is read first, so that the caller, done writing, reads
+	// the refusal.
+	if err := checkCtlPeer(c); err != nil {
+		resp.Error = err.Error()
+	} else if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
 		resp.Error = "malformed request"
 	} else if req.Cmd == "tracks" {
 		s.streamTracks(c, req)
@@ -224,7 +235,29 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return nil, a.ClearQueue()
 	case "queue":
 		st := a.Status()
-		return map[string]any{"index": st.Index, "queue": st.Queue, "playing": st.Playing, "position_ms": st.PositionMS}, nil
+		q := map[string]any{"index": st.Index, "queue": st.Queue, "playing": st.Playing, "position_ms": st.PositionMS}
+		if st.Shuffle {
+			q["order"] = st.Order
+		}
+		return q, nil
+	case "move":
+		if err := needArgs(req, 2, "FROM TO"); err != nil {
+			return nil, err
+		}
+		ix, err := queueIndexes(req.Cmd, req.Args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, moveInQueue(a, ix[0], ix[1])
+	case "remove":
+		if len(req.Args) == 0 {
+			return nil, errors.New("usage: remove INDEX... (queue indexes, from 0 as in queue)")
+		}
+		ix, err := queueIndexes(req.Cmd, req.Args)
+		if err != nil {
+			return nil, err
+		}
+		return nil, a.RemoveQueueEntries(ix, nil)
 	case "enqueue":
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: enqueue ID|PATH (one or more)")
@@ -254,7 +287,9 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if err := a.Pair(req.Args[0]); err != nil {
 			return nil, err
 		}
-		return ctlMessage("Pairing request sent: accept it on the other device"), nil
+		st := a.Status()
+		return ctlMessage("Pairing request sent as " + st.DeviceName + ", fingerprint " + st.Fingerprint +
+			": accept it on the other device if it shows this fingerprint next to the request"), nil
 	case "pairing":
 		p := a.Status().Pairing
 		if p == nil {
@@ -275,6 +310,14 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return nil, err
 		}
 		return ctlMessage("Accepted: " + name + " joins the group"), nil
+	case "leave":
+		if err := needArgs(req, 0, "(no arguments)"); err != nil {
+			return nil, err
+		}
+		if err := a.Leave(); err != nil {
+			return nil, err
+		}
+		return ctlMessage("This device left its group; the other devices remove it"), nil
 	case "deny":
 		if err := needArgs(req, 1, "REQUEST_ID"); err != nil {
 			return nil, err
@@ -346,7 +389,11 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: search WORDS")
 		}
-		return ctlTracksOf(a.Search(strings.Join(req.Args, " "), 100))
+		return ctlTracksOf(a.SearchLibrary(strings.Join(req.Args, " "), 100))
+	case "cache":
+		return ctlCache(a, req)
+	case "upload-limit":
+		return ctlUploadLimit(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
 	case "stats":
@@ -453,9 +500,17 @@ type ctlTrack struct {
 	Size        int64     `json:"size"`
 	ModTime     time.Time `json:"mod_time"`
 	Cover       string    `json:"cover,omitempty"`
+	// Where the track is: a file of this device (local), the devices
+	// whose libraries have it (holders, this one included when local), a
+	// copy fetched before (cached), and whether it plays now.
+	Local    bool              `json:"local"`
+	Holders  []engine.DeviceID `json:"holders"`
+	Cached   bool              `json:"cached,omitempty"`
+	Playable bool              `json:"playable"`
+	Where    string            `json:"where"`
 }
 
-func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
+func ctlTracksOf(ts []app.LibraryTrack, err error) ([]ctlTrack, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -466,11 +521,20 @@ func ctlTracksOf(ts []library.Track, err error) ([]ctlTrack, error) {
 	return out, nil
 }
 
-func ctlTrackOf(t library.Track) ctlTrack {
-	return ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
+// ctlTrackOf is t as ctl prints it: the modification time only of a
+// local file, holders never null.
+func ctlTrackOf(t app.LibraryTrack) ctlTrack {
+	c := ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
 		Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
 		Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
-		ModTime: t.ModTime, Cover: t.Cover}
+		Cover: t.Cover, Local: t.Local, Holders: t.Holders, Cached: t.Cached, Playable: t.Playable, Where: t.Where}
+	if t.Local {
+		c.ModTime = t.ModTime
+	}
+	if c.Holders == nil {
+		c.Holders = []engine.DeviceID{}
+	}
+	return c
 }
 
 // resolveAll turns content ids and files into queue entries, each file
@@ -490,6 +554,35 @@ func resolveAll(a *app.App, args []string) ([]app.Entry, error) {
 	return es, nil
 }
 
+// queueIndexes reads queue indexes, counting from 0 as `queue` lists them.
+func queueIndexes(cmd string, args []string) ([]int, error) {
+	out := make([]int, 0, len(args))
+	for _, s := range args {
+		i, err := strconv.Atoi(s)
+		if err != nil || i < 0 {
+			return nil, fmt.Errorf("%s takes queue indexes, counting from 0 like the index of `queue`, not %q", cmd, s)
+		}
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// moveInQueue moves the queue's entry at index from to where the entry at
+// index to plays (with shuffle on, the play order is what changes). The
+// entry's content id goes along, so a queue changed in between is not
+// edited by mistake.
+func moveInQueue(a *app.App, from, to int) error {
+	st := a.Status()
+	if from >= len(st.Queue) || to >= len(st.Queue) {
+		return a.MoveInQueue([]int{max(from, to)}, nil, 0) // the app names the range
+	}
+	place := to
+	if st.Shuffle {
+		place = slices.Index(st.Order, to)
+	}
+	return a.MoveInQueue([]int{from}, []string{st.Queue[from].ContentID}, place)
+}
+
 const ctlUsage = `Usage: furudesk ctl --data-dir DIR <command> [args]
 
 Commands:
@@ -499,13 +592,22 @@ Commands:
   seek MS | volume 0..100 | repeat off|all|one | shuffle on|off
   jump INDEX                  play the queue's track at INDEX (from 0, as in queue)
   queue | enqueue ID|PATH...
+  move FROM TO                move the queue's track at FROM to where TO plays
+  remove INDEX...             remove these tracks from the queue
   devices | transfer DEVICE_ID|NAME
   invite | pair CODE | pairing | accept REQUEST_ID [--join-theirs] | deny REQUEST_ID
-  revoke DEVICE_ID | name NAME | passive on|off
+                              (pairing lists each request's key fingerprint: accept only
+                              if the other device shows the same one as its own)
+  revoke DEVICE_ID | leave | name NAME | passive on|off
   config get | config set JSON
   replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
   scan | demo | search WORDS...
   tracks [--offset N] [--limit N] [--fields a,b,...]   the catalog, streamed as a JSON array
+                              (the union of the group's libraries, as search: each track
+                              says whether it is local, which devices hold it and whether
+                              it plays now)
+  cache [limit MB | clear]    tracks fetched from other devices: usage, size limit, empty it
+  upload-limit [KB/s | 0]     what this device sends to the others per second (0: no limit)
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID
   playlist add ID TRACK... | remove ID INDEX | move ID FROM TO

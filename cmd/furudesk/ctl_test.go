@@ -54,6 +54,7 @@ func (t *ctlTransport) Pending() []devicesync.PairingRequest { return nil }
 func (t *ctlTransport) Accept(string, bool) error            { return nil }
 func (t *ctlTransport) Deny(string) error                    { return nil }
 func (t *ctlTransport) Revoke(engine.DeviceID) error         { return nil }
+func (t *ctlTransport) Leave() error                         { return devicesync.ErrAlone }
 
 // ctlRig is an in-process device (real storage, no audio output) behind
 // a real ctl socket.
@@ -201,5 +202,51 @@ func TestCtlSearchAndTracks(t *testing.T) {
 		if args[0] == "search" && (len(got) != 1 || got[0]["title"] != "Tone 300") {
 			t.Errorf("search tone 300: %v", got)
 		}
+	}
+}
+
+// ctl move and remove edit the queue in the indexes `queue` lists; bad
+// indexes are refused with a sentence and change nothing.
+func TestCtlMoveAndRemove(t *testing.T) {
+	r := newCtlRig(t)
+	titles := func() []string {
+		_, out, _ := r.run("queue")
+		var q struct {
+			Queue []app.QueueItem `json:"queue"`
+		}
+		if err := json.Unmarshal([]byte(out), &q); err != nil {
+			t.Fatal(err)
+		}
+		var ts []string
+		for _, it := range q.Queue {
+			ts = append(ts, it.Title)
+		}
+		return ts
+	}
+	if code, _, stderr := r.run("move", "2", "0"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if got := strings.Join(titles(), ","); got != "Other,Tone 300,Tone 440" {
+		t.Fatalf("after move 2 0: %s", got)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"move", "0", "3"}, "the queue has no index 3 (its indexes are 0 to 2)"},
+		{[]string{"move", "x", "1"}, "move takes queue indexes, counting from 0 like the index of `queue`, not \"x\""},
+		{[]string{"move", "1"}, "usage: move FROM TO"},
+		{[]string{"remove", "1", "1"}, "queue index 1 is given twice"},
+		{[]string{"remove"}, "usage: remove INDEX... (queue indexes, from 0 as in queue)"},
+	} {
+		if code, _, stderr := r.run(tc.args...); code != 1 || stderr != "furudesk ctl: "+tc.want+"\n" {
+			t.Errorf("ctl %q: exit %d, %q", tc.args, code, stderr)
+		}
+	}
+	if code, _, stderr := r.run("remove", "0", "2"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if got := strings.Join(titles(), ","); got != "Tone 300" {
+		t.Fatalf("after remove 0 2: %s", got)
 	}
 }

@@ -12,14 +12,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/app"
 )
 
-// `ctl tracks` streams the catalog: the answer is a line saying a stream
-// follows, one line per track as the database reads it, and a last line
-// with the count or the error, so the first track is on its way before
-// the whole catalog is read and neither end holds it whole. The client
-// prints the JSON array as the lines come.
+// `ctl tracks` streams the library of the group (app.EachLibraryTrack:
+// this device's tracks as the database reads them, those only other
+// devices have merged in where they sort, each with where it is): the
+// answer is a line saying a stream follows, one line per track, and a
+// last line with the count or the error, so the first track is on its way
+// before the whole catalog is read and neither end holds it whole. The
+// client prints the JSON array as the lines come.
 
 // ctlStreamEnd is the last line of a stream.
 type ctlStreamEnd struct {
@@ -49,6 +51,11 @@ var trackFields = []struct {
 	{"size", func(t *ctlTrack) any { return t.Size }},
 	{"mod_time", func(t *ctlTrack) any { return t.ModTime }},
 	{"cover", func(t *ctlTrack) any { return t.Cover }},
+	{"local", func(t *ctlTrack) any { return t.Local }},
+	{"holders", func(t *ctlTrack) any { return t.Holders }},
+	{"cached", func(t *ctlTrack) any { return t.Cached }},
+	{"playable", func(t *ctlTrack) any { return t.Playable }},
+	{"where", func(t *ctlTrack) any { return t.Where }},
 }
 
 // tracksQuery is what `ctl tracks [--offset N] [--limit N] [--fields a,b]`
@@ -148,7 +155,7 @@ func (s *ctlServer) streamTracks(c net.Conn, req ctlRequest) {
 		return
 	}
 	n := 0
-	err = s.app.EachTrack(q.offset, q.limit, func(t library.Track) error {
+	err = s.app.EachLibraryTrack(q.offset, q.limit, func(t app.LibraryTrack) error {
 		line, err := q.encode(ctlTrackOf(t))
 		if err != nil {
 			return err

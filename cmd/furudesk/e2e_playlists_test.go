@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
 )
 
 func (n *node) playlist(idOrName string) (app.PlaylistView, error) {
@@ -165,6 +166,13 @@ func TestPlaylistsEndToEnd(t *testing.T) {
 
 	t.Run("a play counts once, on the device that played it", func(t *testing.T) {
 		human := id("01 Human Behaviour.mp3") // 2 s, only A has it
+		// A restarted last: its startup claim takes the output from B
+		// (idle) after the discovery grace. Sent before that, the play
+		// would reach B, which has no file for it.
+		waitFor(t, 20*time.Second, "A's startup decision", func() bool {
+			st := A.status()
+			return !st.StartupPending && st.Owner == engine.DeviceID(A.id)
+		})
 		A.ctl("play", human)
 		var h []app.PlaylistEntry
 		waitFor(t, 30*time.Second, "the play in B's history", func() bool {

@@ -100,31 +100,28 @@ func TestEveryFormatPlaysFromTheLibrary(t *testing.T) {
 		t.Fatalf("found %d of the %d files among %+v", len(ids), len(kinds), tracks)
 	}
 	n.ctl("transfer", n.id)
-	at := time.Now()
-	n.ctl(append([]string{"play"}, ids...)...)
-	waitFor(t, 60*time.Second, "the queue to play out", func() bool {
-		st := n.status()
-		return st.Index == len(kinds)-1 && !st.Playing
-	})
-	waitFor(t, 10*time.Second, "the recorder to catch up", func() bool { return !lastSound(n.rec, at).IsZero() && n.rec.frames() > 0 })
-	first, start := firstSound(n.rec, at)
-	if first.IsZero() {
-		t.Fatal("nothing was heard")
-	}
-	last := lastSound(n.rec, at)
-	if d := last.Sub(first); math.Abs(d.Seconds()-float64(len(kinds))) > 0.1 {
-		t.Errorf("the queue sounded %v, want %d s ±100 ms (tracks of exactly 1 s each, back to back)", d, len(kinds))
-	}
-	heard := make([]string, len(kinds))
-	for k, kind := range kinds {
-		// The middle of track k, away from the codecs' edges.
-		f := freqAt(n.rec, start+k*rate+rate*4/10)
-		if math.Abs(f-freq(k)) > 15 {
-			t.Errorf("%s: heard %.0f Hz in its second, want %.0f", kind.file, f, freq(k))
+	// The queue is judged from its recording. The sound server underruns
+	// now and then on a starved machine (a stretch of silence that moves
+	// every later track): a failed attempt plays the queue again, up to
+	// three times; a real fault fails all three. Every failure is logged.
+	const attempts = 3
+	for a := 1; ; a++ {
+		var files []string
+		for _, k := range kinds {
+			files = append(files, k.file)
 		}
-		heard[k] = fmt.Sprintf("%.0f", f)
+		problems := playAndJudge(t, n, ids, files, freq)
+		if len(problems) == 0 {
+			break
+		}
+		if a == attempts {
+			for _, p := range problems {
+				t.Error(p)
+			}
+			break
+		}
+		t.Logf("attempt %d failed (retrying): %v", a, problems)
 	}
-	t.Logf("sound for %v; heard %s Hz", last.Sub(first), strings.Join(heard, ", "))
 	if st := n.status(); len(st.Notices) > 0 {
 		for _, no := range st.Notices {
 			if no.Level == "error" {
@@ -132,4 +129,38 @@ func TestEveryFormatPlaysFromTheLibrary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// playAndJudge plays ids as one queue and judges the recording: the queue
+// sounds for exactly one second per track, back to back, each track at its
+// pitch. It returns what was wrong.
+func playAndJudge(t *testing.T, n *node, ids, files []string, freq func(int) float64) []string {
+	t.Helper()
+	at := time.Now()
+	n.ctl(append([]string{"play"}, ids...)...)
+	waitFor(t, 60*time.Second, "the queue to play out", func() bool {
+		st := n.status()
+		return st.Index == len(files)-1 && !st.Playing
+	})
+	waitFor(t, 10*time.Second, "the recorder to catch up", func() bool { return !lastSound(n.rec, at).IsZero() && n.rec.frames() > 0 })
+	first, start := firstSound(n.rec, at)
+	if first.IsZero() {
+		return []string{"nothing was heard"}
+	}
+	var problems []string
+	last := lastSound(n.rec, at)
+	if d := last.Sub(first); math.Abs(d.Seconds()-float64(len(files))) > 0.1 {
+		problems = append(problems, fmt.Sprintf("the queue sounded %v, want %d s ±100 ms (tracks of exactly 1 s each, back to back)", d, len(files)))
+	}
+	heard := make([]string, len(files))
+	for k, file := range files {
+		// The middle of track k, away from the codecs' edges.
+		f := freqAt(n.rec, start+k*rate+rate*4/10)
+		if math.Abs(f-freq(k)) > 15 {
+			problems = append(problems, fmt.Sprintf("%s: heard %.0f Hz in its second, want %.0f", file, f, freq(k)))
+		}
+		heard[k] = fmt.Sprintf("%.0f", f)
+	}
+	t.Logf("sound for %v; heard %s Hz", last.Sub(first), strings.Join(heard, ", "))
+	return problems
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -15,6 +16,10 @@ import (
 	"github.com/furudesk/furudesk/assets"
 	"github.com/furudesk/furudesk/ui"
 )
+
+// processStart is when this process started (near enough: when its
+// package variables were set), for the launch time the log reports.
+var processStart = time.Now()
 
 // appID is the reverse-DNS id of FyneApp.toml; Fyne keys preferences by it.
 const appID = "org.furudesk.furudesk"
@@ -47,8 +52,34 @@ func runGUI(a *app.App, opts options) error {
 	hasTray := isDesk && trayHost()
 	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
 	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray),
-		Listed: func(n int) { log.Debug("window lists the library", "tracks", n) }})
+		Prefs:  newViewPrefs(fa.Preferences(), opts.dataDir),
+		Listed: func(n int) { log.Debug("window lists the library", "tracks", n) },
+		Shown: func(n int) {
+			log.Info("library shown", "tracks", n, "since_start", time.Since(processStart).Round(time.Millisecond))
+			// Reading a large library left much garbage behind: give
+			// its pages back now rather than keep them for good.
+			go debug.FreeOSMemory()
+		}})
 	w := u.Window()
+
+	// The window opens as large as, and where, it was last left: its size
+	// and place are saved whenever it stays put after a change, so
+	// however furudesk ends they are kept.
+	ws := newWindowState(fa.Preferences(), opts.dataDir)
+	ws.saved = func() {
+		size, _ := ws.size()
+		x, y, _ := ws.pos()
+		log.Debug("window state saved", "x", x, "y", y, "w", size.Width, "h", size.Height)
+	}
+	ws.restoreSize(w)
+	fa.Lifecycle().SetOnStarted(func() {
+		if err := ws.restorePlace(w); err != nil {
+			log.Info("window placed by the desktop", "reason", err)
+		} else if x, y, ok := ws.pos(); ok {
+			log.Debug("window placed where it was", "x", x, "y", y)
+		}
+		ws.follow(w)
+	})
 
 	show := func() {
 		w.Show()
@@ -83,6 +114,7 @@ func runGUI(a *app.App, opts options) error {
 	w.SetCloseIntercept(func() {
 		// The tray must be there now (a tray host may have gone away since
 		// the launch), or the hidden window could not come back.
+		ws.save(w)
 		if hasTray && ctt.on() && trayHost() {
 			w.Hide()
 			u.SetHidden(true)

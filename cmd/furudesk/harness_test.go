@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/furudesk/furudesk/internal/pulsetest"
 	"math"
 	"net"
 	"os"
@@ -18,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/pulsetest"
 
 	"github.com/furudesk/furudesk/app"
 )
@@ -305,9 +306,11 @@ type node struct {
 	env    []string
 	cmd    *exec.Cmd
 	exited chan struct{}
-	log    *syncBuf
-	id     string
-	rec    *recorder
+	// lastExit is how the process that stop ended last ended.
+	lastExit *os.ProcessState
+	log      *syncBuf
+	id       string
+	rec      *recorder
 }
 
 func freePort(t testing.TB) string {
@@ -355,6 +358,7 @@ func (n *node) stop(kill bool) {
 		_ = n.cmd.Process.Kill()
 		<-n.exited
 	}
+	n.lastExit = n.cmd.ProcessState
 	n.cmd = nil
 }
 
@@ -428,42 +432,61 @@ func newClusterTimeout(t testing.TB, names []string, passive map[string]bool, ow
 	}
 	cfg := fmt.Sprintf(`{"discovery_ms":500,"owner_timeout_ms":%d}`, ownerTimeout.Milliseconds())
 	for i, name := range names {
-		dir, err := os.MkdirTemp("", "fd"+name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = os.RemoveAll(dir) })
-		music := filepath.Join(dir, "music")
-		if err := os.MkdirAll(music, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		for k := range 2 {
-			writeTrack(t, filepath.Join(music, fmt.Sprintf("track%d.wav", k)), k)
-		}
-		n := &node{t: t, name: name, dir: dir, music: music, listen: addrs[i], sink: fmt.Sprintf("dev%d", i)}
-		n.args = []string{"--headless", "--data-dir", dir, "--listen", n.listen, "--name", name,
-			"--music", music, "--mdns=false", "--config-json", cfg}
+		var peers []string
 		for j, a := range addrs {
 			if j != i {
-				n.args = append(n.args, "--peer", a)
+				peers = append(peers, a)
 			}
 		}
-		if passive[name] {
-			n.args = append(n.args, "--passive")
-		}
-		n.env = append(append([]string(nil), c.pa.env...), "PULSE_SINK="+n.sink)
-		n.rec = c.pa.record(t, n.sink)
-		c.nodes = append(c.nodes, n)
+		c.addNode(name, i, addrs[i], cfg, peers, passive[name], nil)
 	}
-	t.Cleanup(func() {
+	c.cleanupNodes()
+	return c
+}
+
+// addNode sets up device name (the i-th: its sink is devI) with its own
+// data dir and two test tracks, listening on listen, dialing peers, run
+// under wrap when set, and starts recording its sink. It does not start it.
+func (c *cluster) addNode(name string, i int, listen, cfg string, peers []string, passive bool, wrap []string) *node {
+	t := c.t
+	dir, err := os.MkdirTemp("", "fd"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	music := filepath.Join(dir, "music")
+	if err := os.MkdirAll(music, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 2 {
+		writeTrack(t, filepath.Join(music, fmt.Sprintf("track%d.wav", k)), k)
+	}
+	n := &node{t: t, name: name, dir: dir, music: music, listen: listen, sink: fmt.Sprintf("dev%d", i), wrap: wrap}
+	n.args = []string{"--headless", "--data-dir", dir, "--listen", n.listen, "--name", name,
+		"--music", music, "--mdns=false", "--config-json", cfg}
+	for _, p := range peers {
+		n.args = append(n.args, "--peer", p)
+	}
+	if passive {
+		n.args = append(n.args, "--passive")
+	}
+	n.env = append(append([]string(nil), c.pa.env...), "PULSE_SINK="+n.sink)
+	n.rec = c.pa.record(t, n.sink)
+	c.nodes = append(c.nodes, n)
+	return n
+}
+
+// cleanupNodes kills every node when the test ends, and shows their logs
+// when it failed.
+func (c *cluster) cleanupNodes() {
+	c.t.Cleanup(func() {
 		for _, n := range c.nodes {
 			n.stop(true)
-			if t.Failed() {
-				t.Logf("%s log:\n%s", n.name, tail(n.log.String(), 4000))
+			if c.t.Failed() {
+				c.t.Logf("%s log:\n%s", n.name, tail(n.log.String(), 4000))
 			}
 		}
 	})
-	return c
 }
 
 func (c *cluster) node(name string) *node {
@@ -544,4 +567,21 @@ func (c *cluster) renderers(nodes []*node) []*node {
 		}
 	}
 	return out
+}
+
+// longestSilence is the longest stretch without an audible frame in
+// [from, to] of r's recording.
+func longestSilence(r *recorder, from, to time.Time) time.Duration {
+	x, _, frameAt := r.snapshot()
+	a, b := frameAt(from), min(frameAt(to), len(x))
+	longest, run := 0, 0
+	for i := a; i < b; i++ {
+		if x[i] > soundThr || x[i] < -soundThr {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return time.Duration(longest) * time.Second / rate
 }

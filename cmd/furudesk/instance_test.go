@@ -16,13 +16,19 @@ import (
 // DISPLAY value.
 func startXvfb(t *testing.T) string {
 	t.Helper()
+	return startXvfbScreen(t, "1024x768x24")
+}
+
+// startXvfbScreen is startXvfb with a screen of this size (WxHxDEPTH).
+func startXvfbScreen(t *testing.T, screen string) string {
+	t.Helper()
 	bin := needTool(t, "Xvfb")
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	cmd := exec.Command(bin, "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")
+	cmd := exec.Command(bin, "-displayfd", "3", "-screen", "0", screen, "-nolisten", "tcp")
 	cmd.ExtraFiles = []*os.File{w} // fd 3: Xvfb writes the display number it picked
 	var log syncBuf
 	cmd.Stderr = &log

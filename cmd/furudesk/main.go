@@ -39,7 +39,11 @@ type options struct {
 	configJSON string
 	config     *engine.Config
 	mdns       bool
-	verbose    bool
+	// mdnsExclude lists the interfaces --mdns-exclude named; mdnsExcludeSet
+	// says whether the flag was given at all (an empty value clears).
+	mdnsExclude    []string
+	mdnsExcludeSet bool
+	verbose        bool
 }
 
 // listFlag is a repeatable string flag.
@@ -107,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "furudesk %s: a music player whose devices act as one.\n\nUsage:\n  furudesk [flags]\n  furudesk ctl --data-dir DIR <command> (see furudesk ctl --help)\n\nFlags:\n", version)
 		fs.PrintDefaults()
 	}
-	var peers, music listFlag
+	var peers, music, mdnsEx listFlag
 	fs.StringVar(&opts.dataDir, "data-dir", "", "where furudesk keeps its database and identity (default: the platform's per-user data dir)")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	fs.BoolVar(&opts.headless, "headless", false, "run without a window (an always-on box, tests); control it with furudesk ctl")
@@ -118,6 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.name, "name", "", "this device's name shown on the others")
 	fs.StringVar(&opts.configJSON, "config-json", "", `playback config to store at launch, e.g. {"owner_timeout_ms":2000}`)
 	fs.BoolVar(&opts.mdns, "mdns", true, "find the group's devices on the LAN with mDNS")
+	fs.Var(&mdnsEx, "mdns-exclude", "a network interface mDNS must stay off, such as tun0 or docker*; repeatable, kept for later launches (an empty value clears)")
 	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
@@ -125,7 +130,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return opts, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
 	}
-	opts.peers, opts.music = peers, music
+	opts.peers, opts.music, opts.mdnsExclude = peers, music, mdnsEx
+	fs.Visit(func(f *flag.Flag) { opts.mdnsExcludeSet = opts.mdnsExcludeSet || f.Name == "mdns-exclude" })
 	if opts.configJSON != "" {
 		c, err := engine.ParseConfig([]byte(opts.configJSON))
 		if err != nil {

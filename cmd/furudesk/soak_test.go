@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -394,9 +396,7 @@ func (s *soak) longestSilence(start time.Time) (time.Duration, time.Time) {
 			}
 		}
 	}
-	for _, q := range s.quiet {
-		loud = append(loud, q)
-	}
+	loud = append(loud, s.quiet...)
 	sort.Slice(loud, func(i, j int) bool { return loud[i].from.Before(loud[j].from) })
 	end := time.Now().Add(-2 * time.Second)
 	var longest time.Duration

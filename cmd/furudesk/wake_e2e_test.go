@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -217,24 +219,6 @@ func names(ns []*node) []string {
 		out = append(out, n.name)
 	}
 	return out
-}
-
-// longestSilence is the longest stretch without an audible frame in
-// [from, to] of r's recording.
-func longestSilence(r *recorder, from, to time.Time) time.Duration {
-	x, at, frameAt := r.snapshot()
-	a, b := frameAt(from), min(frameAt(to), len(x))
-	longest, run := 0, 0
-	for i := a; i < b; i++ {
-		if x[i] > soundThr || x[i] < -soundThr {
-			run = 0
-			continue
-		}
-		run++
-		longest = max(longest, run)
-	}
-	_ = at
-	return time.Duration(longest) * time.Second / rate
 }
 
 // audibleFor is how much of [from, to] of r's recording is audible.

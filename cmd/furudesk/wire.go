@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/audio"
 	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/storage"
 )
 
@@ -25,6 +27,7 @@ type device struct {
 	app    *app.App
 	store  *storage.Store
 	node   *devicesync.Node
+	gl     *grouplib.Library
 	out    *audio.Output
 	ctl    *ctlServer
 	cancel context.CancelFunc
@@ -56,8 +59,12 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if name == "" {
 		name = id.DeviceName
 	}
+	exclude, err := mdnsExclude(d.store, opts.mdnsExclude, opts.mdnsExcludeSet)
+	if err != nil {
+		return fail(err)
+	}
 	if d.node, err = devicesync.New(devicesync.Config{Key: id.PrivateKey, Name: name, Listen: opts.listen,
-		Peers: opts.peers, MDNS: opts.mdns, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
+		Peers: opts.peers, MDNS: opts.mdns, MDNSExclude: exclude, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -70,13 +77,21 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 		return fail(err)
 	}
 	logger.Info("audio", "decoders", audio.Decoders())
+	cacheLimit, uploadRate := app.GroupLibrarySettings(d.store)
+	if d.gl, err = grouplib.New(grouplib.Config{Self: d.node.ID(), Net: d.node, Log: d.node, Store: d.store,
+		Files: app.GroupFiles(d.store), Dir: filepath.Join(opts.dataDir, "cache"), CacheLimit: cacheLimit,
+		UploadRate: uploadRate, Logger: logger}); err != nil {
+		return fail(err)
+	}
+	d.node.HandleFetch(d.gl.ServeFetch)
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
 		Music: opts.music, Passive: opts.passive, Name: name, Config: opts.config, Logger: logger},
-		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node,
+		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node, GroupLib: d.gl,
 			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
 	if err != nil {
 		return fail(err)
 	}
+	d.gl.Start()
 	if d.ctl, err = listenCtl(opts.dataDir, d.app); err != nil {
 		return fail(err)
 	}
@@ -110,6 +125,9 @@ func (d *device) close() error {
 	}
 	if d.app != nil {
 		errs = append(errs, d.app.Close()) // publishes a last snapshot while rendering
+	}
+	if d.gl != nil {
+		errs = append(errs, d.gl.Close()) // its fetches end; the node closes what it serves
 	}
 	if d.out != nil {
 		errs = append(errs, d.out.Close())

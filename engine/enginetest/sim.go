@@ -169,15 +169,14 @@ type device struct {
 	prevSource uint64    // gateway source when prev was cloned
 
 	// freezes and relays (relay.go)
-	frozen        bool
-	frozenAt      time.Duration
-	wakeAt        time.Duration
-	held          []msg // messages that arrived while frozen, in order
-	downs         []span
-	relayed       []relayKey // per origin index: newest envelope forwarded
-	claimAt       time.Duration
-	lastPending   bool
-	failoverClaim engine.Claim // the claim replaced by our last failover
+	frozen      bool
+	frozenAt    time.Duration
+	wakeAt      time.Duration
+	held        []msg // messages that arrived while frozen, in order
+	downs       []span
+	relayed     []relayKey // per origin index: newest envelope forwarded
+	claimAt     time.Duration
+	lastPending bool
 }
 
 // sim is one run.
@@ -755,36 +754,9 @@ func (s *sim) faultPhase() {
 		case r < 70:
 			s.heartbeat(d)
 		case r < 76: // the user selects an output
-			to := s.randDevice()
-			st, err := d.eng.Transfer(to.id)
-			if err != nil {
-				s.fail("%s: Transfer: %v", d.id, err)
-				break
-			}
-			d.transfers[st.Claim] = true
-			if s.tracing {
-				s.tracef("%s transfer to %s: %v", d.id, to.id, st)
-			}
-			if to != d {
-				d.outbox = append(d.outbox, outgoing{to: to.idx, handoff: true, stamp: st})
-			}
+			s.transfer(d)
 		case r < 90: // an ordinary control
-			st, err := d.eng.Stamp()
-			if err != nil {
-				break // no claim yet
-			}
-			owner := st.Claim.Owner
-			if owner == d.id {
-				d.pendingCmd = append(d.pendingCmd, pending{stamp: st})
-				break
-			}
-			to := s.index(owner)
-			if s.rng.IntN(10) == 0 {
-				to = s.rng.IntN(len(s.devs)) // misaddressed
-			}
-			if to != d.idx {
-				d.outbox = append(d.outbox, outgoing{to: to, stamp: st})
-			}
+			s.control(d, true)
 		case r < 95: // output availability changes
 			d.available = !d.available
 			s.heartbeat(d)
@@ -843,29 +815,9 @@ func (s *sim) calmEvent(d *device) {
 	d.prev = nil
 	switch r := s.rng.IntN(100); {
 	case r < 30: // the user selects an output
-		to := s.randDevice()
-		st, err := d.eng.Transfer(to.id)
-		if err != nil {
-			s.fail("%s: Transfer: %v", d.id, err)
-			return
-		}
-		d.transfers[st.Claim] = true
-		if s.tracing {
-			s.tracef("%s transfer to %s: %v", d.id, to.id, st)
-		}
-		if to != d {
-			d.outbox = append(d.outbox, outgoing{to: to.idx, handoff: true, stamp: st})
-		}
+		s.transfer(d)
 	case r < 60: // an ordinary control
-		st, err := d.eng.Stamp()
-		if err != nil {
-			return
-		}
-		if owner := st.Claim.Owner; owner == d.id {
-			d.pendingCmd = append(d.pendingCmd, pending{stamp: st})
-		} else {
-			d.outbox = append(d.outbox, outgoing{to: s.index(owner), stamp: st})
-		}
+		s.control(d, false)
 	case r < 75: // the process is stopped for a while
 		timeout := time.Duration(d.cfg.OwnerTimeoutMS) * time.Millisecond
 		s.freeze(d, time.Duration(200+s.rng.Int64N(int64(3*timeout/time.Millisecond)))*time.Millisecond)
@@ -882,6 +834,45 @@ func (s *sim) calmEvent(d *device) {
 	}
 	s.res.Events++
 	s.drive(d)
+}
+
+// transfer is d's user selecting an output at random.
+func (s *sim) transfer(d *device) {
+	to := s.randDevice()
+	st, err := d.eng.Transfer(to.id)
+	if err != nil {
+		s.fail("%s: Transfer: %v", d.id, err)
+		return
+	}
+	d.transfers[st.Claim] = true
+	if s.tracing {
+		s.tracef("%s transfer to %s: %v", d.id, to.id, st)
+	}
+	if to != d {
+		d.outbox = append(d.outbox, outgoing{to: to.idx, handoff: true, stamp: st})
+	}
+}
+
+// control is an ordinary control of d's user: applied here when d owns the
+// output, sent to the owner otherwise (now and then to another device when
+// misaddress is set).
+func (s *sim) control(d *device, misaddress bool) {
+	st, err := d.eng.Stamp()
+	if err != nil {
+		return // no claim yet
+	}
+	owner := st.Claim.Owner
+	if owner == d.id {
+		d.pendingCmd = append(d.pendingCmd, pending{stamp: st})
+		return
+	}
+	to := s.index(owner)
+	if misaddress && s.rng.IntN(10) == 0 {
+		to = s.rng.IntN(len(s.devs)) // misaddressed
+	}
+	if to != d.idx {
+		d.outbox = append(d.outbox, outgoing{to: to, stamp: st})
+	}
 }
 
 func (s *sim) index(id engine.DeviceID) int {

@@ -32,10 +32,13 @@ type Backend struct {
 	subs   []chan app.Status
 	// Fail, when set, makes the named intent (e.g. "Transfer") fail with it.
 	Fail map[string]error
-	// CoverCalls counts Cover calls.
-	CoverCalls int
-	pl         playlists
-	byID       map[string]int // index of tracks by content id
+	// CoverCalls counts Cover and AlbumCover calls; AlbumCoverCalls lists
+	// the albums asked for.
+	CoverCalls      int
+	AlbumCoverCalls []string
+	pl              playlists
+	byID            map[string]int // index of tracks by content id
+	plays           map[string]app.PlayStats
 }
 
 // New returns a fake with one device ("Desk", this one, owner) and tracks.
@@ -454,6 +457,30 @@ func (b *Backend) Cover(id string) ([]byte, error) {
 	if !has {
 		return nil, ErrNoCover
 	}
+	return gradient(id)
+}
+
+// AlbumCover draws a gradient unique to the album id when a track of the
+// album has art.
+func (b *Backend) AlbumCover(id string) ([]byte, error) {
+	b.mu.Lock()
+	b.CoverCalls++
+	b.AlbumCoverCalls = append(b.AlbumCoverCalls, id)
+	var has bool
+	for _, t := range b.tracks {
+		if library.AlbumID(t) == id && t.Cover != "" {
+			has = true
+			break
+		}
+	}
+	b.mu.Unlock()
+	if !has {
+		return nil, ErrNoCover
+	}
+	return gradient(id)
+}
+
+func gradient(id string) ([]byte, error) {
 	var h uint32 = 2166136261
 	for i := 0; i < len(id); i++ {
 		h = (h ^ uint32(id[i])) * 16777619

@@ -114,6 +114,10 @@ func (b *Backend) view(id string) (app.PlaylistView, error) {
 		v.Name, v.Kind, ids = "Liked", app.KindLiked, b.pl.liked
 	case app.ListMostPlayed:
 		v.Name = "Most played"
+		for cid := range b.plays {
+			ids = append(ids, cid)
+		}
+		slices.SortFunc(ids, func(x, y string) int { return int(b.plays[y].Plays) - int(b.plays[x].Plays) })
 	case app.ListRecentlyPlayed:
 		v.Name = "Recently played"
 	case app.ListRecentlyAdded:

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/furudesk/furudesk/app"
+)
+
+// ctlCache runs `cache`, `cache limit MB` and `cache clear`.
+func ctlCache(a *app.App, req ctlRequest) (any, error) {
+	switch {
+	case len(req.Args) == 0:
+		return a.Cache()
+	case len(req.Args) == 2 && req.Args[0] == "limit":
+		mb, err := strconv.ParseInt(req.Args[1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("cache limit takes a size in megabytes, such as 2048, not %q", req.Args[1])
+		}
+		if err := a.SetCacheLimit(mb); err != nil {
+			return nil, err
+		}
+		return ctlMessage(fmt.Sprintf("Tracks fetched from other devices now keep at most %d MB", mb)), nil
+	case len(req.Args) == 1 && req.Args[0] == "clear":
+		if err := a.ClearCache(); err != nil {
+			return nil, err
+		}
+		return ctlMessage("Cache emptied (the track playing and the next stay)"), nil
+	}
+	return nil, fmt.Errorf("usage: cache [limit MB | clear]")
+}
+
+// ctlUploadLimit runs `upload-limit` and `upload-limit KBPS`.
+func ctlUploadLimit(a *app.App, req ctlRequest) (any, error) {
+	switch len(req.Args) {
+	case 0:
+		return map[string]int64{"upload_limit_kbps": a.UploadLimit()}, nil
+	case 1:
+		kbps, err := strconv.ParseInt(req.Args[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("upload-limit takes kilobytes per second, 0 for no limit, not %q", req.Args[0])
+		}
+		if err := a.SetUploadLimit(kbps); err != nil {
+			return nil, err
+		}
+		if kbps == 0 {
+			return ctlMessage("Uploads to other devices are not limited"), nil
+		}
+		return ctlMessage(fmt.Sprintf("Uploads to other devices are limited to %d KB/s", kbps)), nil
+	}
+	return nil, fmt.Errorf("usage: upload-limit [KB/s | 0]")
+}

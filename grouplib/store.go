@@ -1,0 +1,99 @@
+package grouplib
+
+import (
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/furudesk/furudesk/engine"
+)
+
+// Store persists the catalogs a device holds, its own included, so a
+// restart neither publishes its catalog anew nor fetches the others'
+// again. *storage.Store implements it. The library calls it from its own
+// goroutines, one call at a time.
+type Store interface {
+	// LoadCatalogs returns every stored catalog.
+	LoadCatalogs() ([]StoredCatalog, error)
+	// SaveDelta applies a delta to the stored catalog of d.Origin in one
+	// transaction: a Full delta replaces it; otherwise the items are
+	// written, the removed ones deleted and remembered as tombstones.
+	// Tombstones dated at or below floor are dropped, and the catalog's
+	// version becomes d.Version and its floor floor.
+	SaveDelta(d Delta, floor uint64) error
+	// DeleteCatalog forgets the catalog of a device.
+	DeleteCatalog(origin engine.DeviceID) error
+}
+
+// StoredCatalog is a catalog as a Store keeps it.
+type StoredCatalog struct {
+	Origin  engine.DeviceID
+	Version uint64
+	Floor   uint64
+	Items   []Item // Entry and Ver; the hashes are recomputed
+	Gone    []Tombstone
+}
+
+// MemStore is an in-memory Store, for tests. It is safe for concurrent
+// use.
+type MemStore struct {
+	mu   sync.Mutex
+	cats map[engine.DeviceID]*Catalog
+	fail error
+}
+
+// NewMemStore returns an empty MemStore.
+func NewMemStore() *MemStore { return &MemStore{cats: map[engine.DeviceID]*Catalog{}} }
+
+var _ Store = (*MemStore)(nil)
+
+// SetFail makes every later write fail with err (nil: succeed again).
+func (s *MemStore) SetFail(err error) {
+	s.mu.Lock()
+	s.fail = err
+	s.mu.Unlock()
+}
+
+// LoadCatalogs implements Store.
+func (s *MemStore) LoadCatalogs() ([]StoredCatalog, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []StoredCatalog
+	for _, origin := range slices.Sorted(maps.Keys(s.cats)) {
+		c := s.cats[origin]
+		sc := StoredCatalog{Origin: origin, Version: c.Version, Floor: c.Floor, Gone: c.Tombstones()}
+		c.Each(func(it *Item) { sc.Items = append(sc.Items, Item{Entry: it.Entry, Ver: it.Ver}) })
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// SaveDelta implements Store.
+func (s *MemStore) SaveDelta(d Delta, floor uint64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	c := s.cats[d.Origin]
+	if c == nil || d.Full {
+		c = NewCatalog(d.Origin)
+	}
+	c = c.Clone()
+	d.Since = c.Version
+	d.Floor = floor
+	c.apply(d)
+	s.cats[d.Origin] = c
+	return nil
+}
+
+// DeleteCatalog implements Store.
+func (s *MemStore) DeleteCatalog(origin engine.DeviceID) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	delete(s.cats, origin)
+	return nil
+}

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/grouplib"
+)
+
+var _ grouplib.Store = (*Store)(nil)
+
+// LoadCatalogs returns every catalog of the group library this device
+// holds (grouplib.Store).
+func (s *Store) LoadCatalogs() ([]grouplib.StoredCatalog, error) {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return nil, fmt.Errorf("storage: read catalogs: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // read only
+	var out []grouplib.StoredCatalog
+	rows, err := tx.Query(`SELECT origin, version, floor FROM group_catalogs ORDER BY origin`)
+	if err != nil {
+		return nil, fmt.Errorf("storage: read catalogs: %w", err)
+	}
+	for rows.Next() {
+		var c grouplib.StoredCatalog
+		var origin string
+		if err := rows.Scan(&origin, &c.Version, &c.Floor); err != nil {
+			_ = rows.Close()
+			return nil, fmt.Errorf("storage: read catalogs: %w", err)
+		}
+		c.Origin = engine.DeviceID(origin)
+		out = append(out, c)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		c := &out[i]
+		if err := readCatalogItems(tx, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func readCatalogItems(tx *sql.Tx, c *grouplib.StoredCatalog) error {
+	rows, err := tx.Query(`SELECT ver, entry FROM group_catalog_items WHERE origin = ? ORDER BY content_id`, string(c.Origin))
+	if err != nil {
+		return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
+	}
+	for rows.Next() {
+		var it grouplib.Item
+		var entry string
+		if err := rows.Scan(&it.Ver, &entry); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
+		}
+		if err := json.Unmarshal([]byte(entry), &it.Entry); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
+		}
+		c.Items = append(c.Items, it)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	rows, err = tx.Query(`SELECT content_id, ver FROM group_catalog_gone WHERE origin = ? ORDER BY content_id`, string(c.Origin))
+	if err != nil {
+		return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var g grouplib.Tombstone
+		if err := rows.Scan(&g.ContentID, &g.Ver); err != nil {
+			return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
+		}
+		c.Gone = append(c.Gone, g)
+	}
+	return rows.Err()
+}
+
+// SaveDelta applies a catalog delta in one transaction (grouplib.Store).
+func (s *Store) SaveDelta(d grouplib.Delta, floor uint64) error {
+	origin := string(d.Origin)
+	return s.write(func(tx *sql.Tx) error {
+		if d.Full {
+			for _, q := range []string{`DELETE FROM group_catalog_items WHERE origin = ?`, `DELETE FROM group_catalog_gone WHERE origin = ?`} {
+				if _, err := tx.Exec(q, origin); err != nil {
+					return fmt.Errorf("storage: save catalog: %w", err)
+				}
+			}
+		}
+		put, err := tx.Prepare(`INSERT INTO group_catalog_items (origin, content_id, ver, entry) VALUES (?, ?, ?, ?)
+ON CONFLICT (origin, content_id) DO UPDATE SET ver = excluded.ver, entry = excluded.entry`)
+		if err != nil {
+			return fmt.Errorf("storage: save catalog: %w", err)
+		}
+		defer put.Close()
+		unGone, err := tx.Prepare(`DELETE FROM group_catalog_gone WHERE origin = ? AND content_id = ?`)
+		if err != nil {
+			return fmt.Errorf("storage: save catalog: %w", err)
+		}
+		defer unGone.Close()
+		for _, it := range d.Items {
+			b, err := json.Marshal(it.Entry)
+			if err != nil {
+				return fmt.Errorf("storage: save catalog: %w", err)
+			}
+			if _, err := put.Exec(origin, it.ContentID, it.Ver, string(b)); err != nil {
+				return fmt.Errorf("storage: save catalog: %w", err)
+			}
+			if !d.Full {
+				if _, err := unGone.Exec(origin, it.ContentID); err != nil {
+					return fmt.Errorf("storage: save catalog: %w", err)
+				}
+			}
+		}
+		for _, g := range d.Gone {
+			if _, err := tx.Exec(`DELETE FROM group_catalog_items WHERE origin = ? AND content_id = ?`, origin, g.ContentID); err != nil {
+				return fmt.Errorf("storage: save catalog: %w", err)
+			}
+			if _, err := tx.Exec(`INSERT INTO group_catalog_gone (origin, content_id, ver) VALUES (?, ?, ?)
+ON CONFLICT (origin, content_id) DO UPDATE SET ver = excluded.ver`, origin, g.ContentID, g.Ver); err != nil {
+				return fmt.Errorf("storage: save catalog: %w", err)
+			}
+		}
+		if _, err := tx.Exec(`DELETE FROM group_catalog_gone WHERE origin = ? AND ver <= ?`, origin, floor); err != nil {
+			return fmt.Errorf("storage: save catalog: %w", err)
+		}
+		if _, err := tx.Exec(`INSERT INTO group_catalogs (origin, version, floor) VALUES (?, ?, ?)
+ON CONFLICT (origin) DO UPDATE SET version = excluded.version, floor = excluded.floor`, origin, d.Version, floor); err != nil {
+			return fmt.Errorf("storage: save catalog: %w", err)
+		}
+		return nil
+	})
+}
+
+// DeleteCatalog forgets the catalog of a device (grouplib.Store).
+func (s *Store) DeleteCatalog(origin engine.DeviceID) error {
+	return s.write(func(tx *sql.Tx) error {
+		for _, q := range []string{`DELETE FROM group_catalogs WHERE origin = ?`, `DELETE FROM group_catalog_items WHERE origin = ?`,
+			`DELETE FROM group_catalog_gone WHERE origin = ?`} {
+			if _, err := tx.Exec(q, string(origin)); err != nil {
+				return fmt.Errorf("storage: delete catalog: %w", err)
+			}
+		}
+		return nil
+	})
+}
