@@ -532,7 +532,7 @@ func TestPairingShowsFingerprints(t *testing.T) {
 	h.u.showPage(PageDevices)
 	test.Tap(button(t, h.u.devices.view, "Join another device's group"))
 	top := h.u.win.Canvas().Overlays().Top()
-	if top == nil || len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "1111-2222-3333-4444") })) != 1 {
+	if top == nil || len(labelsWith(top, func(s string) bool { return strings.Contains(s, "1111-2222-3333-4444") })) != 1 {
 		t.Fatal("the Join dialog does not show this device's fingerprint")
 	}
 }
