@@ -188,9 +188,11 @@ func (a *actor) statusSource(s *Status) {
 }
 
 // noteLibrary tells the group library that this device's library changed,
-// so it publishes its catalog again (after its delay).
+// so it publishes its catalog again (after its delay). A running scan's
+// batches, each a new LibraryVersion for the window, are told once, when
+// it is done: each publication reads and signs the whole catalog.
 func (a *actor) noteLibrary() {
-	if a.app.gl != nil && a.libRun.version != a.strm.libSeen {
+	if a.app.gl != nil && a.libRun.version != a.strm.libSeen && !a.libRun.scan.Running {
 		a.strm.libSeen = a.libRun.version
 		a.app.gl.LocalChanged()
 	}
