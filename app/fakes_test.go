@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -234,6 +235,13 @@ func (s *fakeStore) Tracks() ([]library.Track, error) {
 	for _, t := range s.tracks {
 		out = append(out, t)
 	}
+	// In catalog order, as storage reads them.
+	slices.SortFunc(out, func(a, b library.Track) int {
+		if library.Less(a, b) {
+			return -1
+		}
+		return 1
+	})
 	return out, nil
 }
 func (s *fakeStore) Search(string, int) ([]library.Track, error) { return nil, nil }
