@@ -156,6 +156,7 @@ func (i scanProgress) handle(a *actor) {
 	if now := a.clock.Now(); p.Stored > r.stored && (r.stored == 0 || now-r.storedAt >= ScanStoredEvery) {
 		r.stored, r.storedAt = p.Stored, now
 		r.version++ // the tracks stored so far can be listed
+		a.scanBatchListed()
 	}
 }
 

@@ -52,10 +52,17 @@ func TestScanProgressThrottled(t *testing.T) {
 
 // The tracks a scan has stored make a new LibraryVersion while it runs,
 // so the window lists them before the scan ends: at once for the first
-// batch, then at most every ScanStoredEvery.
+// batch, then at most every ScanStoredEvery. The group library publishes
+// the catalog once, when the scan is done, not for every batch.
 func TestScanStoredTracksBumpTheLibraryVersion(t *testing.T) {
 	gate := make(chan struct{})
 	r := buildRig(t, self)
+	r.gl = newFakeGroupLib(r.j)
+	published := func() int {
+		r.gl.mu.Lock()
+		defer r.gl.mu.Unlock()
+		return r.gl.locals
+	}
 	r.lib = &fakeLibrary{j: r.j, gate: gate, progress: []library.Progress{{Found: 600, Done: 100}, {Found: 600, Done: 300, Stored: 256}}}
 	r.start(Options{Config: fastCfg(), Music: []string{"/music"}})
 	st := r.waitStatus("the first batch listed", func(s Status) bool { return s.Scan.Running && s.Scan.Done == 300 })
@@ -76,8 +83,14 @@ func TestScanStoredTracksBumpTheLibraryVersion(t *testing.T) {
 	if st := r.app.Status(); st.LibraryVersion == v {
 		t.Fatal("more tracks stored after ScanStoredEvery: the version did not move")
 	}
+	if n := published(); n != 0 {
+		t.Fatalf("the group library was told of the scan's batches %d times while it runs", n)
+	}
 	close(gate)
 	r.waitStatus("scan done", func(s Status) bool { return !s.Scan.Running })
+	if n := published(); n != 1 {
+		t.Fatalf("the group library was told of the finished scan %d times, want once", n)
+	}
 }
 
 func feedOf(p library.Progress) *scanFeed {

@@ -188,12 +188,21 @@ func (a *actor) statusSource(s *Status) {
 }
 
 // noteLibrary tells the group library that this device's library changed,
-// so it publishes its catalog again (after its delay). A running scan's
-// batches, each a new LibraryVersion for the window, are told once, when
-// it is done: each publication reads and signs the whole catalog.
+// so it publishes its catalog again (after its delay).
 func (a *actor) noteLibrary() {
-	if a.app.gl != nil && a.libRun.version != a.strm.libSeen && !a.libRun.scan.Running {
+	if a.app.gl != nil && a.libRun.version != a.strm.libSeen {
 		a.strm.libSeen = a.libRun.version
 		a.app.gl.LocalChanged()
+	}
+}
+
+// scanBatchListed follows the LibraryVersion a running scan's stored
+// batch just made: the window lists the batch, the group library is told
+// once the scan is done (scanDone makes a version of its own), not every
+// few seconds, each publication reading and signing the whole catalog.
+// A change it was not told of yet is still told.
+func (a *actor) scanBatchListed() {
+	if a.strm.libSeen == a.libRun.version-1 {
+		a.strm.libSeen = a.libRun.version
 	}
 }
