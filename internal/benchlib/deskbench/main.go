@@ -1,8 +1,10 @@
+//go:build linux
+
 // Command deskbench measures the real furudesk binary the way a user runs
 // it: its window under Xvfb, sound to a PulseAudio null sink, a generated
 // collection (package benchlib). scripts/bench-desktop.sh sets up the
 // display, the sound server and the session bus and runs it; it prints a
-// report.
+// report. Linux only: it reads /proc and drives an X server.
 //
 //	deskbench -mode idle   (issue 18) CPU and RSS of the headless player and
 //	                       the window idle, playing, paused, hidden to the
