@@ -3,7 +3,6 @@
 package main
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"os/exec"
 	"strconv"
@@ -16,7 +15,7 @@ import (
 // The window is driven as a user would: xdotool clicks and types into it
 // (it sits at 0,0 under Xvfb, without a window manager), python3-xlib
 // closes it (WM_DELETE_WINDOW, what a window manager's close button
-// sends), ImageMagick's import looks at it.
+// sends).
 
 // Where things are in furudesk's window (1180×760): the sidebar's pages
 // and the middle of the list or grid.
@@ -98,55 +97,6 @@ d.flush()
 		return fmt.Errorf("closing the window: %v: %s", err, out)
 	}
 	return nil
-}
-
-// shot is a hash of what the screen shows in the rectangle geom
-// (WxH+X+Y).
-func shot(geom string) (string, error) {
-	out, err := exec.Command("import", "-window", "root", "-crop", geom, "+repage", "rgb:-").Output()
-	if err != nil {
-		return "", fmt.Errorf("import: %v", err)
-	}
-	h := sha256.Sum256(out)
-	return string(h[:]), nil
-}
-
-// settle waits until the screen's rectangle geom stops changing (two
-// captures in a row alike) and returns when it first showed the final
-// picture, measured from since.
-func settle(geom string, since time.Time, limit time.Duration) (time.Duration, error) {
-	var last string
-	var lastAt time.Time
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		at := time.Now()
-		h, err := shot(geom)
-		if err != nil {
-			return 0, err
-		}
-		if h == last {
-			return lastAt.Sub(since), nil
-		}
-		last, lastAt = h, at
-		time.Sleep(40 * time.Millisecond)
-	}
-	return limit, fmt.Errorf("%s still changing after %v", geom, limit)
-}
-
-// changed waits until the rectangle geom differs from before and returns
-// how long after since that was first seen.
-func changed(geom, before string, since time.Time, limit time.Duration) (time.Duration, error) {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		h, err := shot(geom)
-		if err != nil {
-			return 0, err
-		}
-		if h != before {
-			return time.Since(since), nil
-		}
-	}
-	return limit, fmt.Errorf("%s did not change within %v", geom, limit)
 }
 
 // trayHost is the desktop's tray host (a StatusNotifierWatcher on the
