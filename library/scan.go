@@ -285,9 +285,10 @@ type writer struct {
 
 func startWriter(idx Index) *writer {
 	w := &writer{idx: idx, in: make(chan []Track, 1), done: make(chan struct{})}
+	in := w.in // finish sets w.in to nil, maybe before this goroutine ranges over it
 	go func() {
 		defer close(w.done)
-		for b := range w.in {
+		for b := range in {
 			if w.failed() != nil {
 				continue
 			}
