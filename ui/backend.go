@@ -73,6 +73,10 @@ type Backend interface {
 	ExportPlaylist(id, file string) (app.ExportReport, error)
 
 	Tracks() ([]library.Track, error)
+	// Places says where each track only other devices have is and whether
+	// it plays now, by content id (Status.PlacesVersion moves when that
+	// changed); tracks with a file here are in none of it.
+	Places() map[string]app.Place
 	Cover(contentID string) ([]byte, error)
 	AlbumCover(albumID string) ([]byte, error)
 	AddFolder(path string) error

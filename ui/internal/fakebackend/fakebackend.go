@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,7 @@ type Backend struct {
 	mu     sync.Mutex
 	st     app.Status
 	tracks []library.Track
+	places map[string]app.Place
 	calls  []string
 	subs   []chan app.Status
 	// Fail, when set, makes the named intent (e.g. "Transfer") fail with it.
@@ -430,6 +432,23 @@ func (b *Backend) Tracks() ([]library.Track, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]library.Track(nil), b.tracks...), nil
+}
+
+// Places returns what SetPlaces set.
+func (b *Backend) Places() map[string]app.Place {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.places)
+}
+
+// SetPlaces sets where the tracks of other devices are and bumps the
+// places version.
+func (b *Backend) SetPlaces(p map[string]app.Place) {
+	b.mu.Lock()
+	b.places = maps.Clone(p)
+	b.st.PlacesVersion++
+	b.publishLocked()
+	b.mu.Unlock()
 }
 
 // SetTracks replaces the catalog and bumps the library version.
