@@ -78,6 +78,13 @@ type Backend interface {
 	// changed); tracks with a file here are in none of it.
 	Places() map[string]app.Place
 	Cover(contentID string) ([]byte, error)
+	// The cache of tracks played from other devices and what this device
+	// sends them (see app.App).
+	Cache() (app.CacheStatus, error)
+	SetCacheLimit(mb int64) error
+	ClearCache() error
+	UploadLimit() int64
+	SetUploadLimit(kbps int64) error
 	AlbumCover(albumID string) ([]byte, error)
 	AddFolder(path string) error
 	RemoveFolder(path string) error

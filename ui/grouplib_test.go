@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/grouplib"
 )
 
 // groupPlaces makes tracks 1 to 3 of the harness's library tracks other
@@ -94,4 +95,43 @@ func TestChosenColumnsStayWithoutWhere(t *testing.T) {
 		return
 	}
 	t.Fatal("track 3 not listed")
+}
+
+// The settings show what the cache of other devices' tracks holds, set
+// its size and the upload limit, refuse a size that is not a number, and
+// clear it.
+func TestSettingsOfTheGroupLibrary(t *testing.T) {
+	h := newHarness(t, 5)
+	h.b.SetCache(app.CacheStatus{CacheUsage: grouplib.CacheUsage{Limit: 2 << 30, Bytes: 120 << 20, Tracks: 14}, LimitMB: 2048})
+	h.u.showPage(PageSettings)
+	c := h.u.settings.sharing
+	if got := c.usage.Text; got != "120 MB in 14 tracks saved here, of 2.0 GB." {
+		t.Fatalf("usage %q", got)
+	}
+	if c.limit.Text != "2048" || c.upload.Text != "0" {
+		t.Fatalf("form: %q MB, %q KB/s", c.limit.Text, c.upload.Text)
+	}
+	c.limit.SetText("lots")
+	c.apply()
+	if !c.msg.Visible() || !strings.Contains(c.msg.Text, "number of megabytes") {
+		t.Fatalf("message %q", c.msg.Text)
+	}
+	h.wantNoCall("SetCacheLimit")
+	h.b.ResetCalls()
+	c.limit.SetText("512")
+	c.upload.SetText("800")
+	c.apply()
+	h.wantCalls("SetCacheLimit(512)", "SetUploadLimit(800)")
+	if c.msg.Text != "Applied." || !strings.HasSuffix(c.usage.Text, "of 512 MB.") {
+		t.Fatalf("after apply: %q, %q", c.msg.Text, c.usage.Text)
+	}
+	c.limit.SetText("10")
+	c.apply()
+	if !strings.Contains(c.msg.Text, "at least 64 MB") {
+		t.Fatalf("a limit too small: %q", c.msg.Text)
+	}
+	c.clear()
+	if got := c.usage.Text; !strings.HasPrefix(got, "No tracks of other devices are saved here") {
+		t.Fatalf("after clearing: %q", got)
+	}
 }

@@ -335,6 +335,9 @@ func (u *UI) showPage(name string) {
 		u.relayoutTop()
 	}
 	u.refreshHeader()
+	if name == PageSettings {
+		u.settings.sharing.update(u.st)
+	}
 }
 
 // searchable reports whether page shows the search field: the library

@@ -30,6 +30,8 @@ type Backend struct {
 	st     app.Status
 	tracks []library.Track
 	places map[string]app.Place
+	cache  app.CacheStatus
+	upload int64
 	calls  []string
 	subs   []chan app.Status
 	// Fail, when set, makes the named intent (e.g. "Transfer") fail with it.
@@ -432,6 +434,63 @@ func (b *Backend) Tracks() ([]library.Track, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]library.Track(nil), b.tracks...), nil
+}
+
+// Cache reports what SetCache set (a read, not recorded as an intent).
+func (b *Backend) Cache() (app.CacheStatus, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cache, nil
+}
+
+// SetCache sets what Cache reports.
+func (b *Backend) SetCache(cs app.CacheStatus) {
+	b.mu.Lock()
+	b.cache = cs
+	b.mu.Unlock()
+}
+
+// SetCacheLimit sets the cache's limit (at least 64 MB, as the app's).
+func (b *Backend) SetCacheLimit(mb int64) error {
+	if err := b.record("SetCacheLimit(%d)", mb); err != nil {
+		return err
+	}
+	if mb < 64 {
+		return fmt.Errorf("the cache limit must be at least 64 MB, not %d", mb)
+	}
+	b.mu.Lock()
+	b.cache.LimitMB, b.cache.Limit = mb, mb<<20
+	b.mu.Unlock()
+	return nil
+}
+
+// ClearCache empties the cache.
+func (b *Backend) ClearCache() error {
+	if err := b.record("ClearCache()"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.cache.Bytes, b.cache.Tracks = 0, 0
+	b.mu.Unlock()
+	return nil
+}
+
+// UploadLimit returns what SetUploadLimit set.
+func (b *Backend) UploadLimit() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.upload
+}
+
+// SetUploadLimit sets the upload limit.
+func (b *Backend) SetUploadLimit(kbps int64) error {
+	if err := b.record("SetUploadLimit(%d)", kbps); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.upload = kbps
+	b.mu.Unlock()
+	return nil
 }
 
 // Places returns what SetPlaces set.
