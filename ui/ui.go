@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/library"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -101,6 +102,9 @@ type UI struct {
 
 	cat        *catalog
 	libVersion uint64
+	places     map[string]app.Place // tracks of other devices: where, playable now
+	trackLists []*trackList         // every track list, for the Where column
+	placesVer  uint64
 	loading    bool
 	loadAgain  bool
 	query      string
@@ -331,6 +335,9 @@ func (u *UI) showPage(name string) {
 		u.relayoutTop()
 	}
 	u.refreshHeader()
+	if name == PageSettings {
+		u.settings.sharing.update(u.st)
+	}
 }
 
 // searchable reports whether page shows the search field: the library
@@ -432,8 +439,11 @@ func (u *UI) apply(st app.Status) {
 	u.playlistsChanged(st, first) // playlistmenu.go
 
 	if first || st.LibraryVersion != u.libVersion {
-		u.libVersion = st.LibraryVersion
+		u.libVersion, u.placesVer = st.LibraryVersion, st.PlacesVersion
 		u.loadLibrary()
+	} else if st.PlacesVersion != u.placesVer {
+		u.placesVer = st.PlacesVersion
+		u.loadPlaces()
 	}
 	if u.page == PageQueue || u.page == PageDevices || u.page == PagePlaylists {
 		u.refreshHeader()
@@ -500,14 +510,17 @@ func (u *UI) loadLibrary() {
 	u.spawn(func() {
 		ts, err := u.b.Tracks()
 		var cat *catalog
+		var places map[string]app.Place
 		if err == nil {
 			cat = buildCatalog(ts)
+			places = u.b.Places()
 		}
 		fyne.Do(func() {
 			u.loading = false
 			if err != nil {
 				u.showError("Could not read your library: " + userError(err))
 			} else {
+				u.places = places
 				u.setCatalog(cat)
 			}
 			if u.loadAgain {
@@ -518,12 +531,35 @@ func (u *UI) loadLibrary() {
 	})
 }
 
+// loadPlaces reads again where the tracks of other devices are, after
+// a device came or went or the cache changed, and redraws the lists.
+func (u *UI) loadPlaces() {
+	u.spawn(func() {
+		places := u.b.Places()
+		fyne.Do(func() {
+			u.places = places
+			u.showGroupColumn()
+			u.refreshLists()
+		})
+	})
+}
+
+// place says where a track of the catalog is: on this device (a file
+// here) or on others, and whether it plays now.
+func (u *UI) place(t *library.Track) (p app.Place, remote bool) {
+	if p, ok := u.places[t.ContentID]; ok {
+		return p, true
+	}
+	return app.Place{Local: true, Playable: true, Where: "This device"}, false
+}
+
 func (u *UI) setCatalog(c *catalog) {
 	u.cat = c
 	if f := u.opts.Shown; f != nil {
 		u.opts.Shown = nil
 		defer f(len(c.tracks))
 	}
+	u.showGroupColumn()
 	u.tracks.refresh()
 	u.artists.setCatalog(c)
 	u.albums.setCatalog(c)
