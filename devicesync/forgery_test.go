@@ -10,12 +10,31 @@ import (
 
 // memberPeer closes n and connects to at with n's key by hand: a member
 // whose key an attacker holds. It returns the connection after at's hello.
+// waitNoDial waits until no dial of at's to device id (or addr) is under
+// way. After that device closed, a dial that reached it just before would
+// still make a session, which would outrank and close a raw peer's in its
+// name; a dial from then on finds nothing listening.
+func (at *testNode) waitNoDial(id engine.DeviceID, addr string) {
+	at.waitUntil("no dial of "+string(id)+" under way", func() bool {
+		at.Node.mu.Lock()
+		defer at.Node.mu.Unlock()
+		for _, tg := range at.targets {
+			if tg.dialing && (tg.device == id || tg.addr == addr) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 func memberPeer(t *testing.T, at, n *testNode) *rawPeer {
 	t.Helper()
+	addr := n.Addr().String()
 	if err := n.Close(); err != nil {
 		t.Fatal(err)
 	}
 	at.waitUntil(n.cfg.Name+" gone", func() bool { return !at.isOnline(n.ID()) })
+	at.waitNoDial(n.ID(), addr)
 	p, err := dialRaw(t, at.Addr().String(), n.key)
 	if err != nil {
 		t.Fatal(err)

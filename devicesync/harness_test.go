@@ -97,12 +97,15 @@ func startNode(t testing.TB, name string, opts ...nodeOpt) *testNode {
 func startNodeSink(t testing.TB, name string, sink func(Event), opts ...nodeOpt) *testNode {
 	t.Helper()
 	cfg := Config{
-		Key:       newKey(t),
-		Name:      name,
-		Listen:    "127.0.0.1:0",
-		Store:     NewMemStore(),
-		Logger:    testLogger().With("node", name),
-		PairRetry: 20 * time.Millisecond,
+		Key:    newKey(t),
+		Name:   name,
+		Listen: "127.0.0.1:0",
+		Store:  NewMemStore(),
+		Logger: testLogger().With("node", name),
+		// Quick, yet within the outsiders' message rate (5/s, burst 10): a
+		// request repeated faster is cut off as a flood when the accept
+		// comes late on a busy machine.
+		PairRetry: 250 * time.Millisecond,
 	}
 	for _, o := range opts {
 		o(&cfg)

@@ -122,11 +122,12 @@ func TestRelayedSnapshotsAreVerified(t *testing.T) {
 	// m is a member driven by hand: it relays what it likes to b.
 	m := startNode(t, "m")
 	pair(t, b, m)
-	mKey := m.key
+	mKey, mAddr := m.key, m.Addr().String()
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	b.waitUntil("m gone", func() bool { return !b.isOnline(m.ID()) })
+	b.waitNoDial(m.ID(), mAddr)
 	p, err := dialRaw(t, b.Addr().String(), mKey)
 	if err != nil {
 		t.Fatal(err)

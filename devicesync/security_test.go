@@ -123,11 +123,12 @@ func TestMemberInputIsCheckedPerMessage(t *testing.T) {
 	c := startNode(t, "c")
 	pair(t, a, b)
 	pair(t, a, c)
-	bKey := b.key
+	bKey, bAddr := b.key, b.Addr().String()
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
 	a.waitUntil("b gone", func() bool { return !a.isOnline(b.ID()) })
+	a.waitNoDial(b.ID(), bAddr)
 
 	p, err := dialRaw(t, a.Addr().String(), bKey)
 	if err != nil {
@@ -191,11 +192,12 @@ func TestMessageRateLimitClosesConnection(t *testing.T) {
 	a := startNode(t, "a", withLimits(lim))
 	b := startNode(t, "b")
 	pair(t, a, b)
-	bKey := b.key
+	bKey, bAddr := b.key, b.Addr().String()
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
 	a.waitUntil("b gone", func() bool { return !a.isOnline(b.ID()) })
+	a.waitNoDial(b.ID(), bAddr)
 	p, err := dialRaw(t, a.Addr().String(), bKey)
 	if err != nil {
 		t.Fatal(err)

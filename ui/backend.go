@@ -73,7 +73,18 @@ type Backend interface {
 	ExportPlaylist(id, file string) (app.ExportReport, error)
 
 	Tracks() ([]library.Track, error)
+	// Places says where each track only other devices have is and whether
+	// it plays now, by content id (Status.PlacesVersion moves when that
+	// changed); tracks with a file here are in none of it.
+	Places() map[string]app.Place
 	Cover(contentID string) ([]byte, error)
+	// The cache of tracks played from other devices and what this device
+	// sends them (see app.App).
+	Cache() (app.CacheStatus, error)
+	SetCacheLimit(mb int64) error
+	ClearCache() error
+	UploadLimit() int64
+	SetUploadLimit(kbps int64) error
 	AlbumCover(albumID string) ([]byte, error)
 	AddFolder(path string) error
 	RemoveFolder(path string) error

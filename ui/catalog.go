@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -35,6 +36,7 @@ type albumEntry struct {
 	added         time.Time // when its newest track was added
 	tracks        []*library.Track
 	coverID       string // cover key: the album id, or the content id of a track with art
+	localArt      bool   // a track of this device has art
 	titleRank     int32
 	artistRank    int32
 }
@@ -123,8 +125,17 @@ func (c *catalog) group() {
 		if t.Added.After(a.added) {
 			a.added = t.Added
 		}
-		if a.coverID == "" && t.Cover != "" {
+		switch {
+		case a.coverID == "" && t.Cover != "":
 			a.coverID = t.ContentID // no album title: the track's own art
+		case t.Cover == grouplib.CoverRemote && !a.localArt:
+			// art only another device has: fetched by the track's id
+			// (an album's art is looked up among this device's files)
+			if a.coverID == a.id {
+				a.coverID = t.ContentID
+			}
+		case t.Cover != "" && !a.localArt:
+			a.localArt, a.coverID = true, a.id
 		}
 
 		names := t.Artists

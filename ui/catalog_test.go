@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/ui/internal/fakebackend"
 )
@@ -67,5 +69,25 @@ func TestTypingAnAccentlessQueryFindsTheTrack(t *testing.T) {
 	got := u.tracks.list.tracks
 	if len(got) != 1 || got[0].Title != "Svefn-g-englar" {
 		t.Fatalf("typing %q lists %d tracks, want Sigur Rós's", u.search.Text, len(got))
+	}
+}
+
+// An album only other devices have shows the art of its first track that
+// has some, fetched by the track's id from its holder; once a track of
+// this device has art, the album's own art is used.
+func TestCoverOfAnAlbumOfAnotherDevice(t *testing.T) {
+	remote := []library.Track{
+		{ContentID: "b3:1", Title: "One", Album: "Far", AlbumArtist: "X", TrackNo: 1},
+		{ContentID: "b3:2", Title: "Two", Album: "Far", AlbumArtist: "X", TrackNo: 2, Cover: grouplib.CoverRemote},
+		{ContentID: "b3:3", Title: "Three", Album: "Far", AlbumArtist: "X", TrackNo: 3, Cover: grouplib.CoverRemote},
+	}
+	c := buildCatalog(remote)
+	if got := c.albums[0].coverID; got != "b3:2" {
+		t.Fatalf("cover of a remote album: %q", got)
+	}
+	local := append(slices.Clone(remote), library.Track{ContentID: "b3:4", Title: "Four", Album: "Far", AlbumArtist: "X", TrackNo: 4, Path: "/m/4.flac", Cover: library.CoverEmbedded})
+	c = buildCatalog(local)
+	if got, want := c.albums[0].coverID, library.AlbumID(local[0]); got != want {
+		t.Fatalf("cover with a local track's art: %q, want the album's %q", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 
+	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -28,6 +29,7 @@ const (
 	colAdded
 	colPlays
 	colLast
+	colWhere // the devices that have it, and whether it plays now
 	colHeart
 	colTime
 	numColumns
@@ -58,6 +60,7 @@ var colDefs = [numColumns]colDef{
 	colAdded:   {name: "Added", key: "added", fixed: 96, align: fyne.TextAlignTrailing, sortable: true, descFirst: true},
 	colPlays:   {name: "Plays", key: "plays", fixed: 56, align: fyne.TextAlignTrailing, sortable: true, descFirst: true},
 	colLast:    {name: "Last played", key: "played", fixed: 112, align: fyne.TextAlignTrailing, sortable: true, descFirst: true},
+	colWhere:   {name: "Where", key: "where", weight: 3, sortable: true},
 	colHeart:   {name: "", key: "heart", fixed: 28, align: fyne.TextAlignCenter},
 	colTime:    {name: "Time", key: "time", fixed: 64, align: fyne.TextAlignTrailing, sortable: true},
 }
@@ -177,6 +180,7 @@ func (s sortSpec) next(c column) sortSpec {
 type sortKeys struct {
 	cat   *catalog
 	plays map[string]playStats
+	where func(*library.Track) int64 // whereRank
 }
 
 // sortRows returns the permutation of rows that sorts them by s; ties keep
@@ -238,6 +242,10 @@ func (k sortKeys) sortRows(rows []*library.Track, s sortSpec) []int32 {
 			v = int64(k.plays[t.ContentID].plays)
 		case colLast:
 			v = k.plays[t.ContentID].lastMS
+		case colWhere:
+			if k.where != nil {
+				v = k.where(t)
+			}
 		}
 		if s.desc && v != last {
 			v = -v
@@ -248,6 +256,20 @@ func (k sortKeys) sortRows(rows []*library.Track, s sortSpec) []int32 {
 		return cmp.Or(cmp.Compare(key[a], key[b]), cmp.Compare(pos[a], pos[b]), cmp.Compare(a, b))
 	})
 	return perm
+}
+
+// whereRank orders tracks by where they are: on this device, then
+// saved here from another, then on an online device, then on none online.
+func whereRank(p app.Place, remote bool) int64 {
+	switch {
+	case !remote:
+		return 0
+	case p.Cached:
+		return 1
+	case p.Playable:
+		return 2
+	}
+	return 3
 }
 
 // playStats is how often and when a track was played (app.PlayStats).

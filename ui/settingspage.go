@@ -38,6 +38,8 @@ type settingsPage struct {
 	cfgMsg                      *widget.Label
 	cfgShown                    engine.Config // what the form was last filled with
 	filling                     bool
+
+	sharing *sharingCard
 }
 
 func newSettingsPage(u *UI) *settingsPage {
@@ -102,7 +104,8 @@ func newSettingsPage(u *UI) *settingsPage {
 	look := newSubtle("furudesk follows your system's light or dark appearance.")
 	appearance := widget.NewCard("Appearance", "", look)
 
-	cards := container.NewVBox(music, device, sound, playback)
+	p.sharing = newSharingCard(u)
+	cards := container.NewVBox(music, device, sound, playback, p.sharing.view)
 	if d := u.opts.Desktop; d != nil {
 		cards.Add(widget.NewCard("Desktop", "", d))
 	}
@@ -115,6 +118,7 @@ func (p *settingsPage) update(st, prev app.Status, first bool) {
 	if first || !sameStrings(st.Folders, prev.Folders) {
 		p.renderFolders(st.Folders)
 	}
+	p.sharing.update(st)
 	if first || st.DeviceName != prev.DeviceName {
 		p.name.SetText(st.DeviceName)
 	}

@@ -62,6 +62,9 @@ type trackList struct {
 	dropAt    int   // the row they would land on
 	dragDY    float32
 	rowH      float32 // a row's height, for pages and drags
+	// chosen: the user chose the columns (else the Where column comes and
+	// goes with the tracks of other devices).
+	chosen bool
 }
 
 // listHooks are what a list does with its rows (shown order).
@@ -86,8 +89,9 @@ func newTrackList(u *UI, cfg listConfig, hooks listHooks) *trackList {
 	tl := &trackList{u: u, key: cfg.view, hooks: hooks, allowed: cfg.allowed, visible: cfg.defaults,
 		sortable: cfg.sortable, sel: map[int]bool{}, dropAt: -1}
 	if v, ok := parseColSet(u.setting("columns."+cfg.view), cfg.allowed); ok {
-		tl.visible = v
+		tl.visible, tl.chosen = v, true
 	}
+	u.trackLists = append(u.trackLists, tl)
 	if cfg.sortable {
 		tl.sort = parseSortSpec(u.setting("sort." + cfg.view))
 		if !tl.visible.has(tl.sort.col) {
@@ -109,9 +113,9 @@ func newTrackList(u *UI, cfg listConfig, hooks listHooks) *trackList {
 // The standard lists: the library's, and those of a playlist and the
 // queue (their position instead of the track number).
 var (
-	libraryColumns = colsOf(colTrackNo, colTitle, colArtist, colAlbum, colYear, colGenre, colDisc, colAdded, colPlays, colLast, colHeart, colTime)
+	libraryColumns = colsOf(colTrackNo, colTitle, colArtist, colAlbum, colYear, colGenre, colDisc, colAdded, colPlays, colLast, colWhere, colHeart, colTime)
 	libraryDefault = colsOf(colTrackNo, colTitle, colArtist, colAlbum, colHeart, colTime)
-	listColumns    = colsOf(colPos, colTitle, colArtist, colAlbum, colYear, colGenre, colTrackNo, colDisc, colAdded, colPlays, colLast, colHeart, colTime)
+	listColumns    = colsOf(colPos, colTitle, colArtist, colAlbum, colYear, colGenre, colTrackNo, colDisc, colAdded, colPlays, colLast, colWhere, colHeart, colTime)
 	listDefault    = colsOf(colPos, colTitle, colArtist, colAlbum, colHeart, colTime)
 )
 
@@ -213,13 +217,28 @@ func (tl *trackList) setVisible(c column, on bool) {
 	if c == colTitle || !tl.allowed.has(c) {
 		return
 	}
-	tl.visible = tl.visible.with(c, on)
+	tl.visible, tl.chosen = tl.visible.with(c, on), true
 	tl.u.setSetting("columns."+tl.key, tl.visible.String())
 	if !on && tl.sort.ok && tl.sort.col == c {
 		tl.setSort(sortSpec{})
 	}
 	tl.header.Refresh()
 	tl.list.Refresh()
+}
+
+// showGroupColumn shows the Where column in every list whose columns
+// the user did not choose while the library has tracks of other devices,
+// and hides it when it has none.
+func (u *UI) showGroupColumn() {
+	want := len(u.places) > 0
+	for _, tl := range u.trackLists {
+		if tl.chosen || !tl.allowed.has(colWhere) || tl.visible.has(colWhere) == want {
+			continue
+		}
+		tl.visible = tl.visible.with(colWhere, want)
+		tl.header.Refresh()
+		tl.list.Refresh()
+	}
 }
 
 // columnsMenu is the header's menu: every column this list may show,
@@ -701,6 +720,10 @@ type trackRow struct {
 	bg, focus, hover     *canvas.Rectangle
 	dropAbove, dropBelow *canvas.Rectangle
 	mods                 fyne.KeyModifier // of the mouse button press being handled
+	// box lays the cells out for the columns laid, laid out again when the
+	// list's visible columns changed.
+	box  *fyne.Container
+	laid colSet
 }
 
 func newTrackRow(tl *trackList) *trackRow {
@@ -752,6 +775,7 @@ func (r *trackRow) CreateRenderer() fyne.WidgetRenderer {
 		}
 	}
 	cells := container.New(colLayout{visible: &r.tl.visible}, objs...)
+	r.box, r.laid = cells, r.tl.visible
 	return widget.NewSimpleRenderer(container.NewStack(r.hover, r.bg, r.focus, cells,
 		container.New(dropLines{}, r.dropAbove, r.dropBelow)))
 }
@@ -763,10 +787,16 @@ func (r *trackRow) bind(id int) {
 		return
 	}
 	t := tl.tracks[id]
+	if r.box != nil && r.laid != tl.visible {
+		r.laid = tl.visible
+		r.box.Refresh() // lays the cells out for the columns shown now
+	}
 	cur := tl.isCurrent(id)
 	missing := tl.hooks.missing != nil && tl.hooks.missing(id)
+	place, remote := tl.u.place(t)
+	offline := remote && !place.Playable && !missing
 	fg, low := theme.ColorNameForeground, colorNameSecondary
-	if missing {
+	if missing || offline {
 		fg, low = theme.ColorNameDisabled, theme.ColorNameDisabled
 	}
 	ps := tl.u.plays[t.ContentID]
@@ -783,14 +813,19 @@ func (r *trackRow) bind(id int) {
 		color := fg
 		switch c {
 		case colTitle:
-			if missing {
+			switch {
+			case missing:
 				text += " (not on this device)"
+			case offline && !tl.visible.has(colWhere):
+				text += " — " + place.Where
 			}
 			if cur {
 				color = theme.ColorNamePrimary
 			}
 		case colPos, colTrackNo, colTime, colYear, colDisc, colAdded, colPlays, colLast:
 			color = low
+		case colWhere:
+			text, color = place.Where, low
 		}
 		if c == colPos && tl.perm != nil {
 			text = itoa(tl.baseIndex(id) + 1)

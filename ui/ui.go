@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/library"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -114,6 +115,9 @@ type UI struct {
 
 	cat        *catalog
 	libVersion uint64
+	places     map[string]app.Place // tracks of other devices: where, playable now
+	trackLists []*trackList         // every track list, for the Where column
+	placesVer  uint64
 	loading    bool
 	loadAgain  bool
 	// While a scan runs the catalog is read again at most every
@@ -356,6 +360,9 @@ func (u *UI) showPage(name string) {
 		u.relayoutTop()
 	}
 	u.refreshHeader()
+	if name == PageSettings {
+		u.settings.sharing.update(u.st)
+	}
 }
 
 // searchable reports whether page shows the search field: the library
@@ -461,8 +468,11 @@ func (u *UI) apply(st app.Status) {
 	u.playlistsChanged(st, first) // playlistmenu.go
 
 	if first || st.LibraryVersion != u.libVersion {
-		u.libVersion = st.LibraryVersion
+		u.libVersion, u.placesVer = st.LibraryVersion, st.PlacesVersion
 		u.libraryChanged()
+	} else if st.PlacesVersion != u.placesVer {
+		u.placesVer = st.PlacesVersion
+		u.loadPlaces()
 	}
 	if u.page == PageQueue || u.page == PageDevices || u.page == PagePlaylists {
 		u.refreshHeader()
@@ -581,8 +591,10 @@ func (u *UI) loadLibrary() {
 		t0 := time.Now()
 		ts, err := u.b.Tracks()
 		var cat *catalog
+		var places map[string]app.Place
 		if err == nil {
 			cat = buildCatalog(ts)
+			places = u.b.Places()
 		}
 		took := time.Since(t0)
 		fyne.Do(func() {
@@ -591,6 +603,7 @@ func (u *UI) loadLibrary() {
 			if err != nil {
 				u.showError("Could not read your library: " + userError(err))
 			} else {
+				u.places = places
 				u.setCatalog(cat)
 			}
 			if u.loadAgain {
@@ -605,12 +618,35 @@ func (u *UI) loadLibrary() {
 	})
 }
 
+// loadPlaces reads again where the tracks of other devices are, after
+// a device came or went or the cache changed, and redraws the lists.
+func (u *UI) loadPlaces() {
+	u.spawn(func() {
+		places := u.b.Places()
+		fyne.Do(func() {
+			u.places = places
+			u.showGroupColumn()
+			u.refreshLists()
+		})
+	})
+}
+
+// place says where a track of the catalog is: on this device (a file
+// here) or on others, and whether it plays now.
+func (u *UI) place(t *library.Track) (p app.Place, remote bool) {
+	if p, ok := u.places[t.ContentID]; ok {
+		return p, true
+	}
+	return app.Place{Local: true, Playable: true, Where: "This device"}, false
+}
+
 func (u *UI) setCatalog(c *catalog) {
 	u.cat = c
 	if f := u.opts.Shown; f != nil {
 		u.opts.Shown = nil
 		defer f(len(c.tracks))
 	}
+	u.showGroupColumn()
 	u.tracks.refresh()
 	u.artists.setCatalog(c)
 	u.albums.setCatalog(c)

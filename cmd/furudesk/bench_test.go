@@ -81,3 +81,48 @@ func BenchmarkFailover(b *testing.B) {
 		b.ReportMetric(float64((f.Sub(killed) - testOwnerTimeout).Milliseconds()), "sound-beyond-timeout-ms")
 	}
 }
+
+// BenchmarkStreamFirstSample measures, from the sink recordings, the time
+// from `play` to the first audible sample: on B, which has no music and
+// streams A's track (the cache emptied before each play), and on A
+// playing the same track from its own file.
+func BenchmarkStreamFirstSample(b *testing.B) {
+	needE2E(b)
+	for b.Loop() {
+		c := newCluster(b, []string{"A", "B"}, nil)
+		A, B := c.node("A"), c.node("B")
+		B.keepMusic()
+		for _, n := range c.nodes {
+			n.start()
+		}
+		c.pair()
+		ids := c.trackIDs(nil)
+		measure := func(n *node, stream bool) []time.Duration {
+			n.ctl("transfer", n.id)
+			waitFor(b, 10*time.Second, n.name+" owns the output", func() bool { return string(n.status().Owner) == n.id })
+			var out []time.Duration
+			for i := range 20 {
+				n.ctl("clear")
+				if stream {
+					n.ctl("cache", "clear")
+				}
+				waitFor(b, 10*time.Second, n.name+" silent", func() bool {
+					return lastSound(n.rec, time.Now().Add(-300*time.Millisecond)).IsZero()
+				})
+				at := time.Now()
+				n.ctl("play", ids[i%2])
+				waitFor(b, 10*time.Second, "sound on "+n.name, func() bool { ts, _ := firstSound(n.rec, at); return !ts.IsZero() })
+				f, _ := firstSound(n.rec, at)
+				out = append(out, f.Sub(at))
+			}
+			n.ctl("clear")
+			return out
+		}
+		streamed := measure(B, true)
+		local := measure(A, false)
+		b.ReportMetric(float64(pctl(streamed, 50).Milliseconds()), "stream-first-p50-ms")
+		b.ReportMetric(float64(pctl(streamed, 95).Milliseconds()), "stream-first-p95-ms")
+		b.ReportMetric(float64(pctl(local, 50).Milliseconds()), "local-first-p50-ms")
+		b.ReportMetric(float64(pctl(local, 95).Milliseconds()), "local-first-p95-ms")
+	}
+}

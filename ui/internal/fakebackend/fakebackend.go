@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +29,9 @@ type Backend struct {
 	mu     sync.Mutex
 	st     app.Status
 	tracks []library.Track
+	places map[string]app.Place
+	cache  app.CacheStatus
+	upload int64
 	calls  []string
 	subs   []chan app.Status
 	// Fail, when set, makes the named intent (e.g. "Transfer") fail with it.
@@ -430,6 +434,80 @@ func (b *Backend) Tracks() ([]library.Track, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return append([]library.Track(nil), b.tracks...), nil
+}
+
+// Cache reports what SetCache set (a read, not recorded as an intent).
+func (b *Backend) Cache() (app.CacheStatus, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cache, nil
+}
+
+// SetCache sets what Cache reports.
+func (b *Backend) SetCache(cs app.CacheStatus) {
+	b.mu.Lock()
+	b.cache = cs
+	b.mu.Unlock()
+}
+
+// SetCacheLimit sets the cache's limit (at least 64 MB, as the app's).
+func (b *Backend) SetCacheLimit(mb int64) error {
+	if err := b.record("SetCacheLimit(%d)", mb); err != nil {
+		return err
+	}
+	if mb < 64 {
+		return fmt.Errorf("the cache limit must be at least 64 MB, not %d", mb)
+	}
+	b.mu.Lock()
+	b.cache.LimitMB, b.cache.Limit = mb, mb<<20
+	b.mu.Unlock()
+	return nil
+}
+
+// ClearCache empties the cache.
+func (b *Backend) ClearCache() error {
+	if err := b.record("ClearCache()"); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.cache.Bytes, b.cache.Tracks = 0, 0
+	b.mu.Unlock()
+	return nil
+}
+
+// UploadLimit returns what SetUploadLimit set.
+func (b *Backend) UploadLimit() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.upload
+}
+
+// SetUploadLimit sets the upload limit.
+func (b *Backend) SetUploadLimit(kbps int64) error {
+	if err := b.record("SetUploadLimit(%d)", kbps); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.upload = kbps
+	b.mu.Unlock()
+	return nil
+}
+
+// Places returns what SetPlaces set.
+func (b *Backend) Places() map[string]app.Place {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return maps.Clone(b.places)
+}
+
+// SetPlaces sets where the tracks of other devices are and bumps the
+// places version.
+func (b *Backend) SetPlaces(p map[string]app.Place) {
+	b.mu.Lock()
+	b.places = maps.Clone(p)
+	b.st.PlacesVersion++
+	b.publishLocked()
+	b.mu.Unlock()
 }
 
 // SetTracks replaces the catalog and bumps the library version.

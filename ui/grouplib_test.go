@@ -1,0 +1,137 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/grouplib"
+)
+
+// groupPlaces makes tracks 1 to 3 of the harness's library tracks other
+// devices have: one on an online device, one saved here, one on a device
+// that is not online.
+func groupPlaces(h *harness) map[string]app.Place {
+	ts, _ := h.b.Tracks()
+	p := map[string]app.Place{
+		ts[1].ContentID: {Holders: nil, Playable: true, Where: "On Laptop"},
+		ts[2].ContentID: {Playable: true, Cached: true, Where: "On Laptop (saved here)"},
+		ts[3].ContentID: {Where: "On Living room and Laptop (not online)"},
+	}
+	h.b.SetPlaces(p)
+	h.u.apply(h.b.Status())
+	return p
+}
+
+// The library shows where each track of another device is and greys out
+// the ones no online device has; the Where column comes with the first
+// track of another device and goes with the last.
+func TestLibrarySaysWhereTracksAre(t *testing.T) {
+	h := newHarness(t, 12)
+	tl := h.u.tracks.list
+	if tl.visible.has(colWhere) {
+		t.Fatal("a Where column with no other device's tracks")
+	}
+	groupPlaces(h)
+	if !tl.visible.has(colWhere) || !h.u.albums.tracks.visible.has(colWhere) {
+		t.Fatal("no Where column with tracks of other devices")
+	}
+	test.AssertRendersToImage(t, "tracks_group.png", h.u.win.Canvas())
+
+	where := map[string]string{}
+	dim := map[string]bool{}
+	for r := range tl.tracks {
+		row := newTrackRow(tl)
+		row.bind(r)
+		where[tl.tracks[r].ContentID] = row.cells[colWhere].text
+		dim[tl.tracks[r].ContentID] = row.cells[colTitle].color != theme.ColorNameForeground
+	}
+	ts, _ := h.b.Tracks()
+	if where[ts[0].ContentID] != "This device" || where[ts[1].ContentID] != "On Laptop" || !strings.Contains(where[ts[3].ContentID], "not online") {
+		t.Fatalf("where: %q", where)
+	}
+	if dim[ts[0].ContentID] || dim[ts[1].ContentID] || dim[ts[2].ContentID] || !dim[ts[3].ContentID] {
+		t.Fatalf("greyed: %v, want only the track no online device has", dim)
+	}
+
+	// Sorted by Where: this device's, saved here, online elsewhere, not
+	// online.
+	test.Tap(tl.hdr[colWhere])
+	n := len(tl.tracks)
+	if tl.tracks[n-1].ContentID != ts[3].ContentID || tl.tracks[n-2].ContentID != ts[1].ContentID || tl.tracks[n-3].ContentID != ts[2].ContentID {
+		t.Fatalf("by where, the last three: %s %s %s", tl.tracks[n-3].Title, tl.tracks[n-2].Title, tl.tracks[n-1].Title)
+	}
+
+	h.b.SetPlaces(nil)
+	h.u.apply(h.b.Status())
+	if tl.visible.has(colWhere) {
+		t.Fatal("the Where column stayed with no track of another device left")
+	}
+}
+
+// A list whose columns the user chose keeps them as chosen, and a track
+// no online device has says where it is in its title.
+func TestChosenColumnsStayWithoutWhere(t *testing.T) {
+	h := newHarness(t, 12)
+	tl := h.u.tracks.list
+	tl.setVisible(colYear, true)
+	places := groupPlaces(h)
+	if tl.visible.has(colWhere) {
+		t.Fatal("the Where column was forced on chosen columns")
+	}
+	ts, _ := h.b.Tracks()
+	for r, tr := range tl.tracks {
+		if tr.ContentID != ts[3].ContentID {
+			continue
+		}
+		row := newTrackRow(tl)
+		row.bind(r)
+		if got := row.cells[colTitle].text; !strings.HasSuffix(got, " — "+places[ts[3].ContentID].Where) {
+			t.Fatalf("title %q, want where it is", got)
+		}
+		return
+	}
+	t.Fatal("track 3 not listed")
+}
+
+// The settings show what the cache of other devices' tracks holds, set
+// its size and the upload limit, refuse a size that is not a number, and
+// clear it.
+func TestSettingsOfTheGroupLibrary(t *testing.T) {
+	h := newHarness(t, 5)
+	h.b.SetCache(app.CacheStatus{CacheUsage: grouplib.CacheUsage{Limit: 2 << 30, Bytes: 120 << 20, Tracks: 14}, LimitMB: 2048})
+	h.u.showPage(PageSettings)
+	c := h.u.settings.sharing
+	if got := c.usage.Text; got != "120 MB in 14 tracks saved here, of 2.0 GB." {
+		t.Fatalf("usage %q", got)
+	}
+	if c.limit.Text != "2048" || c.upload.Text != "0" {
+		t.Fatalf("form: %q MB, %q KB/s", c.limit.Text, c.upload.Text)
+	}
+	c.limit.SetText("lots")
+	c.apply()
+	if !c.msg.Visible() || !strings.Contains(c.msg.Text, "number of megabytes") {
+		t.Fatalf("message %q", c.msg.Text)
+	}
+	h.wantNoCall("SetCacheLimit")
+	h.b.ResetCalls()
+	c.limit.SetText("512")
+	c.upload.SetText("800")
+	c.apply()
+	h.wantCalls("SetCacheLimit(512)", "SetUploadLimit(800)")
+	if c.msg.Text != "Applied." || !strings.HasSuffix(c.usage.Text, "of 512 MB.") {
+		t.Fatalf("after apply: %q, %q", c.msg.Text, c.usage.Text)
+	}
+	c.limit.SetText("10")
+	c.apply()
+	if !strings.Contains(c.msg.Text, "at least 64 MB") {
+		t.Fatalf("a limit too small: %q", c.msg.Text)
+	}
+	c.clear()
+	if got := c.usage.Text; !strings.HasPrefix(got, "No tracks of other devices are saved here") {
+		t.Fatalf("after clearing: %q", got)
+	}
+}
