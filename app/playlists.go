@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/playlists"
 )
@@ -54,7 +55,9 @@ type PlaylistView struct {
 }
 
 // PlaylistEntry is one track of a list. Available says this device has the
-// file; an entry no device here holds keeps its title and stays listed.
+// file; Playable that it plays now, from that file or from another device
+// of the group (Where says which); an entry no device holds keeps its
+// title and stays listed.
 type PlaylistEntry struct {
 	EntryID      string   `json:"entry_id,omitempty"`
 	ContentID    string   `json:"content_id"`
@@ -63,6 +66,8 @@ type PlaylistEntry struct {
 	Album        string   `json:"album,omitempty"`
 	DurationMS   int64    `json:"duration_ms"`
 	Available    bool     `json:"available"`
+	Playable     bool     `json:"playable"`
+	Where        string   `json:"where,omitempty"`
 	Path         string   `json:"path,omitempty"`
 	Liked        bool     `json:"liked"`
 	Plays        uint64   `json:"plays,omitempty"`
@@ -201,16 +206,33 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 	if err != nil {
 		return PlaylistView{}, err
 	}
+	var names map[engine.DeviceID]string
 	for i := range v.Entries {
 		e := &v.Entries[i]
-		if lt, ok := byID[e.ContentID]; ok {
-			e.Available, e.Path = true, lt.Path
-			if e.Title == "" {
-				e.Title, e.Artists, e.Album = lt.Title, lt.Artists, lt.Album
+		lt, ok := byID[e.ContentID]
+		switch {
+		case ok:
+			e.Available, e.Playable, e.Path = true, true, lt.Path
+		case a.gl != nil:
+			// Another device's track plays from there (or from the cache).
+			if names == nil {
+				names = a.deviceNames()
 			}
-			if e.DurationMS == 0 {
-				e.DurationMS = lt.Duration.Milliseconds()
+			loc := a.gl.Locate(e.ContentID)
+			p := Place{Holders: loc.Holders, Cached: loc.Cached, Playable: loc.Reachable()}
+			e.Playable = p.Playable
+			if len(p.Holders) > 0 || p.Cached {
+				e.Where = where(p, a.tr.ID(), names)
 			}
+			if ge, found := a.gl.Entry(e.ContentID); found {
+				lt, ok = ge.Track(), true
+			}
+		}
+		if ok && e.Title == "" {
+			e.Title, e.Artists, e.Album = lt.Title, lt.Artists, lt.Album
+		}
+		if ok && e.DurationMS == 0 {
+			e.DurationMS = lt.Duration.Milliseconds()
 		}
 	}
 	v.Tracks = len(v.Entries)
@@ -237,8 +259,9 @@ func trackRef(t library.Track) playlists.Track {
 }
 
 // refsLocked describes content ids for entries and likes: from this
-// device's library, else from the shared queue or what the group's
-// playlists, likes and history say of them.
+// device's library, else from another device's catalog, else from the
+// shared queue or what the group's playlists, likes and history say of
+// them.
 func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error) {
 	st := a.Status()
 	byID, err := a.store.TracksByContentIDs(ids)
@@ -251,11 +274,17 @@ func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error)
 			out = append(out, playlists.Track{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()})
 			continue
 		}
+		if a.gl != nil {
+			if e, ok := a.gl.Entry(id); ok { // another device of the group has it
+				out = append(out, playlists.Track{ContentID: id, Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS})
+				continue
+			}
+		}
 		if t, ok := c.knownLocked(id, st.Queue); ok {
 			out = append(out, t)
 			continue
 		}
-		return nil, userErr(ErrNotInLibrary, "track %s is not in this device's library", id)
+		return nil, userErr(ErrNotInLibrary, "track %s is in no library of the group", id)
 	}
 	return out, nil
 }

@@ -194,12 +194,12 @@ func listInfo(v app.PlaylistView) string {
 	info := plural(len(v.Entries), "track", "tracks") + " · " + formatDuration(msDuration(v.DurationMS))
 	missing := 0
 	for _, e := range v.Entries {
-		if !e.Available {
+		if !e.Playable {
 			missing++
 		}
 	}
 	if missing > 0 {
-		info += fmt.Sprintf(" · %d not on this device", missing)
+		info += fmt.Sprintf(" · %d on no device online", missing)
 	}
 	switch v.ID {
 	case app.ListMostPlayed:
@@ -532,7 +532,7 @@ func newPlaylistList(p *playlistsPage) *playlistList {
 			menu:     func(rows []int) *fyne.Menu { return l.menu(tl, rows) },
 			remove:   func(rows []int) { l.remove(tl, rows) },
 			move:     func(rows []int, to int) { l.move(tl, rows, to) },
-			missing:  func(row int) bool { return !l.items[tl.baseIndex(row)].Available },
+			missing:  func(row int) bool { return !l.items[tl.baseIndex(row)].Playable },
 		})
 		tl.view.Hide()
 		l.lists[view] = tl
