@@ -7,9 +7,10 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 FYNE := fyne.io/tools/cmd/fyne@v1.7.4
 SEEDS ?= 100000
 SOAK ?= 20m
+BROWSE ?= 30m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench sim soak package clean
+.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean
 
 all: build
 
@@ -60,15 +61,33 @@ unit-noffmpeg:
 	$(GO) test -count=1 -tags noffmpeg -skip 'TestCapture|TestNoAudioServer|TestStartupOnIdleSink' ./audio/ ./library/
 
 race:
-	$(GO) test -count=1 -race $$(for d in engine app grouplib devicesync; do [ -d $$d ] && echo ./$$d/...; done)
+	$(GO) test -count=1 -race $$(for d in engine app library grouplib devicesync; do [ -d $$d ] && echo ./$$d/...; done)
 
 smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png
 
-## bench: the benchmark report
-bench: deps
+## bench: the benchmark report (bin/bench.txt): the Go benchmarks, then
+## the real binary's desktop benchmarks (BROWSE=5m shortens the browsing)
+bench: bench-go bench-desktop bench-large
+
+bench-go: deps
 	@mkdir -p bin
-	$(GO) test -run '^$$' -bench . -benchmem ./... | tee bin/bench.txt
+	set -o pipefail; $(GO) test -run '^$$' -bench . -benchmem -timeout 2h ./... | tee bin/bench.txt
+
+bench-tools: build
+	$(GO) build -o bin/deskbench ./internal/benchlib/deskbench
+	$(GO) build -o bin/fynefloor ./internal/benchlib/fynefloor
+	@scripts/install-deps.sh --bench
+
+## bench-desktop: issue 18, a player that waits: CPU and RSS of the
+## headless player and the window idle, playing, paused and hidden with
+## 10,000 tracks, then $(BROWSE) of scripted browsing
+bench-desktop: bench-tools
+	set -o pipefail; scripts/bench-desktop.sh bin/deskbench bin/furudesk bin/fynefloor -mode idle -browse $(BROWSE) | tee bin/bench-desktop.txt
+
+## bench-large: issue 20, 100,000 tracks: scan, ctl, shutdown, the window
+bench-large: bench-tools
+	set -o pipefail; scripts/bench-desktop.sh bin/deskbench bin/furudesk bin/fynefloor -mode large | tee bin/bench-large.txt
 
 ## sim: the engine's deterministic simulator over many seeds
 sim:

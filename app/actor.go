@@ -111,6 +111,7 @@ type actor struct {
 	heardCount  uint64                  // snapshots adopted from the owner (Status.OwnerHeard)
 	lastDevices []devicesync.DeviceInfo // as last shown: names of devices that left
 	joined      bool                    // a join was noticed by its group change
+	shown       shown                   // the status last handed to subscribers (statusbuild.go)
 }
 
 // intent is one typed message of the actor's inbox.

@@ -244,7 +244,10 @@ func (a *App) Status() Status {
 }
 
 // Subscribe returns a latest-value channel of Status: a newer status
-// replaces one not read yet. cancel ends the subscription.
+// replaces one not read yet. A status is sent when it shows something new
+// (see publishStatus): not for the position moving on while the music
+// plays, which a front end extrapolates, nor for OwnerHeard alone; Status
+// has those. cancel ends the subscription.
 func (a *App) Subscribe() (<-chan Status, func()) {
 	ch := make(chan Status, 1)
 	a.mu.Lock()
@@ -265,8 +268,13 @@ func (a *App) Subscribe() (<-chan Status, func()) {
 	}
 }
 
-func (a *App) setStatus(s Status) {
+// setStatus makes s the status App.Status returns and, when notify, hands
+// it to the subscribers.
+func (a *App) setStatus(s Status, notify bool) {
 	a.status.Store(&s)
+	if !notify {
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, ch := range a.subs {
@@ -350,12 +358,8 @@ func validContentID(id string) bool {
 func (a *App) ResolveEntry(idOrPath string) (Entry, error) {
 	if !strings.HasPrefix(idOrPath, library.ContentIDPrefix) {
 		if p, err := filepath.Abs(idOrPath); err == nil {
-			if tracks, err := a.store.Tracks(); err == nil {
-				for _, t := range tracks {
-					if t.Path == p {
-						return EntryOf(t), nil
-					}
-				}
+			if t, err := a.store.TrackByPath(p); err == nil {
+				return EntryOf(t), nil
 			}
 		}
 	}
@@ -395,14 +399,11 @@ func (a *App) Resolve(idOrPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tracks, err := a.store.Tracks()
-	if err != nil {
+	switch t, err := a.store.TrackByPath(p); {
+	case err == nil:
+		return t.ContentID, nil
+	case !errors.Is(err, storage.ErrNotFound):
 		return "", err
-	}
-	for _, t := range tracks {
-		if t.Path == p {
-			return t.ContentID, nil
-		}
 	}
 	fi, err := os.Stat(p)
 	switch {
@@ -640,18 +641,29 @@ func (a *App) SetPassive(on bool) error {
 	return a.call(passiveIntent{on: on, reply: r}, r)
 }
 
-// Tracks returns the union of the group's libraries (Library), without
-// the places: tracks only other devices have come without a Path.
+// Tracks returns the union of the group's libraries in Library's order,
+// without the places: tracks only other devices have come without a
+// Path. (The window reads this: no place is worked out per track.)
 func (a *App) Tracks() ([]library.Track, error) {
-	ts, err := a.Library()
-	if err != nil {
-		return nil, err
+	local, err := a.store.Tracks()
+	if err != nil || a.gl == nil {
+		return local, err
 	}
-	out := make([]library.Track, len(ts))
-	for i, t := range ts {
-		out[i] = t.Track
+	remote := a.gl.Tracks()
+	if len(remote) == 0 {
+		return local, nil
 	}
-	return out, nil
+	have := make(map[string]bool, len(local))
+	for _, t := range local {
+		have[t.ContentID] = true
+	}
+	var rest []library.Track
+	for _, r := range remote {
+		if !have[r.ContentID] {
+			rest = append(rest, r.Entry.Track())
+		}
+	}
+	return mergeByCatalog(local, rest, func(t library.Track) library.Track { return t }), nil
 }
 
 // Search finds tracks of the union matching query (SearchLibrary).

@@ -60,7 +60,6 @@ type collection struct {
 	mu    sync.Mutex
 	group string
 	st    *playlists.State
-	lib   libraryIndex
 	// switches makes the version move on at a group change, where the new
 	// state starts counting from zero.
 	switches uint64
@@ -80,22 +79,6 @@ type collectionMsg struct {
 // collectionInbox bounds what waits for the collection goroutine; beyond
 // it the goroutine re-reads the log instead.
 const collectionInbox = 256
-
-// libraryIndex is this device's catalog by content id, rebuilt when the
-// library changed. It keeps only what playlists show of a track (a
-// collector's 100,000 tracks cost a third of full records).
-type libraryIndex struct {
-	version uint64
-	loaded  bool
-	byID    map[string]libTrack
-}
-
-// libTrack is what the collection needs of a track of this device.
-type libTrack struct {
-	Path, Title, Album string
-	Artists            []string
-	Duration           time.Duration
-}
 
 func newCollection(log OpLog, store Store, self string, logger *slog.Logger) *collection {
 	c := &collection{log: log, store: store, self: self, logger: logger, st: playlists.New(),
@@ -301,26 +284,6 @@ func (c *collection) maintain() {
 	}
 	c.st.Forget(gone)
 	c.logger.Info("playlists: forgot obsolete ops", "ops", len(gone))
-}
-
-// libraryLocked returns this device's catalog by content id, read again
-// when version (Status.LibraryVersion) moved.
-func (c *collection) libraryLocked(version uint64) (map[string]libTrack, error) {
-	if c.lib.loaded && c.lib.version == version {
-		return c.lib.byID, nil
-	}
-	ts, err := c.store.Tracks()
-	if err != nil {
-		return nil, err
-	}
-	by := make(map[string]libTrack, len(ts))
-	for _, t := range ts {
-		if _, dup := by[t.ContentID]; !dup {
-			by[t.ContentID] = libTrack{Path: t.Path, Title: t.Title, Album: t.Album, Artists: t.Artists, Duration: t.Duration}
-		}
-	}
-	c.lib = libraryIndex{version: version, loaded: true, byID: by}
-	return by, nil
 }
 
 // planErr turns a refused edit into the app's errors with the planner's

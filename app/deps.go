@@ -30,8 +30,14 @@ type Store interface {
 	SetLibraryFolders(folders []string) error
 	DeleteTracksUnder(folder string) (int64, error)
 	TrackByContentID(id string) (library.Track, error)
+	TrackByPath(path string) (library.Track, error)
+	// TracksByContentIDs returns the local tracks of ids that exist (the
+	// first by path when several files share one), by content id.
+	TracksByContentIDs(ids []string) (map[string]library.Track, error)
+	TrackCount() (int, error)
 	AlbumCoverTrack(artist, title string) (library.Track, error)
 	Tracks() ([]library.Track, error)
+	EachTrack(offset, limit int, fn func(library.Track) error) error
 	Search(query string, limit int) ([]library.Track, error)
 }
 

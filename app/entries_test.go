@@ -14,9 +14,18 @@ import (
 // but its own tags.
 type twinStore struct{ *fakeStore }
 
+var twin = library.Track{ContentID: "b3:aa", Path: "/music/twin.wav", Title: "Twin"}
+
 func (s twinStore) Tracks() ([]library.Track, error) {
 	ts, err := s.fakeStore.Tracks()
-	return append(ts, library.Track{ContentID: "b3:aa", Path: "/music/twin.wav", Title: "Twin"}), err
+	return append(ts, twin), err
+}
+
+func (s twinStore) TrackByPath(p string) (library.Track, error) {
+	if p == twin.Path {
+		return twin, nil
+	}
+	return s.fakeStore.TrackByPath(p)
 }
 
 // QA N8: a queue item shows the metadata of the file that was enqueued,

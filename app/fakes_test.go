@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -179,6 +180,44 @@ func (s *fakeStore) TrackByContentID(id string) (library.Track, error) {
 	}
 	return t, nil
 }
+func (s *fakeStore) TracksByContentIDs(ids []string) (map[string]library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]library.Track{}
+	for _, id := range ids {
+		if t, ok := s.tracks[id]; ok {
+			out[id] = t
+		}
+	}
+	return out, nil
+}
+func (s *fakeStore) EachTrack(offset, limit int, fn func(library.Track) error) error {
+	ts, _ := s.Tracks()
+	for i, t := range ts {
+		if i < offset || limit >= 0 && i >= offset+limit {
+			continue
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+func (s *fakeStore) TrackCount() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.tracks), nil
+}
+func (s *fakeStore) TrackByPath(p string) (library.Track, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.tracks {
+		if t.Path == p {
+			return t, nil
+		}
+	}
+	return library.Track{}, storage.ErrNotFound
+}
 func (s *fakeStore) AlbumCoverTrack(artist, title string) (library.Track, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,6 +235,13 @@ func (s *fakeStore) Tracks() ([]library.Track, error) {
 	for _, t := range s.tracks {
 		out = append(out, t)
 	}
+	// In catalog order, as storage reads them.
+	slices.SortFunc(out, func(a, b library.Track) int {
+		if library.Less(a, b) {
+			return -1
+		}
+		return 1
+	})
 	return out, nil
 }
 func (s *fakeStore) Search(string, int) ([]library.Track, error) { return nil, nil }

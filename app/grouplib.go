@@ -160,33 +160,29 @@ func (a *App) union(local []library.Track, remote []grouplib.Track) []LibraryTra
 	}
 	out := make([]LibraryTrack, 0, len(local)+len(remote))
 	for _, t := range local {
-		p := Place{Local: true, Playable: true, Holders: []engine.DeviceID{self}}
-		if a.gl != nil {
-			loc := a.gl.Locate(t.ContentID)
-			p.Holders = append(p.Holders, loc.Holders...)
-			slices.Sort(p.Holders)
-			p.Cached = loc.Cached
-		}
-		p.Where = where(p, self, names)
-		out = append(out, LibraryTrack{Track: t, Place: p})
+		out = append(out, a.localTrack(t, self, names))
 	}
 	var rest []LibraryTrack
 	for _, r := range remote {
-		if have[r.ContentID] {
-			continue
+		if !have[r.ContentID] {
+			rest = append(rest, remoteTrack(r, self, names))
 		}
-		p := Place{Holders: r.Holders, Cached: r.Cached, Playable: r.Online || r.Cached}
-		p.Where = where(p, self, names)
-		rest = append(rest, LibraryTrack{Track: r.Entry.Track(), Place: p})
 	}
+	return mergeByCatalog(out, rest, func(t LibraryTrack) library.Track { return t.Track })
+}
+
+// mergeByCatalog merges local and rest, each in catalog order, into one
+// in catalog order, local first among equals. It returns local itself
+// when rest is empty.
+func mergeByCatalog[T any](local, rest []T, track func(T) library.Track) []T {
 	if len(rest) == 0 {
-		return out
+		return local
 	}
-	merged := make([]LibraryTrack, 0, len(out)+len(rest))
+	merged := make([]T, 0, len(local)+len(rest))
 	i, j := 0, 0
-	for i < len(out) || j < len(rest) {
-		if j == len(rest) || i < len(out) && !library.Less(rest[j].Track, out[i].Track) {
-			merged = append(merged, out[i])
+	for i < len(local) || j < len(rest) {
+		if j == len(rest) || i < len(local) && !library.Less(track(rest[j]), track(local[i])) {
+			merged = append(merged, local[i])
 			i++
 		} else {
 			merged = append(merged, rest[j])
@@ -194,6 +190,114 @@ func (a *App) union(local []library.Track, remote []grouplib.Track) []LibraryTra
 		}
 	}
 	return merged
+}
+
+// EachLibraryTrack calls fn with the tracks of the union in Library's
+// order, from offset, at most limit of them (limit < 0: all), one at a
+// time: this device's tracks as the database reads them
+// (storage.EachTrack), the tracks only other devices have merged in
+// where they sort. Neither the catalog nor the union is held whole. An
+// error of fn stops it and is returned.
+func (a *App) EachLibraryTrack(offset, limit int, fn func(LibraryTrack) error) error {
+	if limit == 0 {
+		return nil
+	}
+	names := a.deviceNames()
+	self := a.tr.ID()
+	rest, err := a.remoteOnly(self, names)
+	if err != nil {
+		return err
+	}
+	if len(rest) == 0 {
+		return a.store.EachTrack(offset, limit, func(t library.Track) error { return fn(a.localTrack(t, self, names)) })
+	}
+	// The window of the merged order: the local tracks before offset are
+	// read and passed over.
+	offset = max(offset, 0)
+	seen, sent := 0, 0
+	emit := func(t LibraryTrack) error {
+		if seen++; seen <= offset {
+			return nil
+		}
+		if limit >= 0 && sent == limit {
+			return errEnough
+		}
+		sent++
+		return fn(t)
+	}
+	j := 0
+	err = a.store.EachTrack(0, -1, func(t library.Track) error {
+		for ; j < len(rest) && library.Less(rest[j].Track, t); j++ {
+			if err := emit(rest[j]); err != nil {
+				return err
+			}
+		}
+		return emit(a.localTrack(t, self, names))
+	})
+	for ; err == nil && j < len(rest); j++ {
+		err = emit(rest[j])
+	}
+	if errors.Is(err, errEnough) {
+		return nil
+	}
+	return err
+}
+
+// errEnough stops EachLibraryTrack's reading once limit tracks went out.
+var errEnough = errors.New("app: enough tracks")
+
+// remoteOnly is the tracks of the union only other devices have, in
+// catalog order: those of the group library this device has no file for
+// (looked up by their content ids, not by reading the catalog).
+func (a *App) remoteOnly(self engine.DeviceID, names map[engine.DeviceID]string) ([]LibraryTrack, error) {
+	if a.gl == nil {
+		return nil, nil
+	}
+	remote := a.gl.Tracks()
+	if len(remote) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(remote))
+	for i, r := range remote {
+		ids[i] = r.ContentID
+	}
+	have, err := a.store.TracksByContentIDs(ids)
+	if err != nil {
+		return nil, err
+	}
+	var rest []LibraryTrack
+	for _, r := range remote {
+		if _, ok := have[r.ContentID]; !ok {
+			rest = append(rest, remoteTrack(r, self, names))
+		}
+	}
+	return rest, nil
+}
+
+// localTrack is t, a file of this device, with its place: here, and on
+// the other devices whose libraries have it too.
+func (a *App) localTrack(t library.Track, self engine.DeviceID, names map[engine.DeviceID]string) LibraryTrack {
+	p := Place{Local: true, Playable: true, Holders: []engine.DeviceID{self}}
+	if a.gl != nil {
+		loc := a.gl.Locate(t.ContentID)
+		p.Holders = append(p.Holders, loc.Holders...)
+		slices.Sort(p.Holders)
+		p.Cached = loc.Cached
+	}
+	p.Where = where(p, self, names)
+	return LibraryTrack{Track: t, Place: p}
+}
+
+// remoteTrack is r, a track only other devices have, with its place.
+func remoteTrack(r grouplib.Track, self engine.DeviceID, names map[engine.DeviceID]string) LibraryTrack {
+	return LibraryTrack{Track: r.Entry.Track(), Place: remotePlace(r, self, names)}
+}
+
+// remotePlace is where r, a track only other devices have, is.
+func remotePlace(r grouplib.Track, self engine.DeviceID, names map[engine.DeviceID]string) Place {
+	p := Place{Holders: r.Holders, Cached: r.Cached, Playable: r.Online || r.Cached}
+	p.Where = where(p, self, names)
+	return p
 }
 
 // where says a place in words.
@@ -247,9 +351,7 @@ func (a *App) Places() map[string]Place {
 	names := a.deviceNames()
 	self := a.tr.ID()
 	for _, r := range a.gl.Tracks() {
-		p := Place{Holders: r.Holders, Cached: r.Cached, Playable: r.Online || r.Cached}
-		p.Where = where(p, self, names)
-		out[r.ContentID] = p
+		out[r.ContentID] = remotePlace(r, self, names)
 	}
 	return out
 }

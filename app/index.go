@@ -14,24 +14,7 @@ type StoreIndex struct{ S *storage.Store }
 var _ library.Index = StoreIndex{}
 
 // Known implements library.Index.
-func (x StoreIndex) Known() (map[string]library.FileState, error) {
-	stamps, err := x.S.FileStamps()
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]library.FileState, len(stamps))
-	for p, st := range stamps {
-		out[p] = library.FileState{Size: st.Size, ModTime: st.ModTime}
-	}
-	tracks, err := x.S.Tracks()
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tracks {
-		out[t.Path] = library.StateOf(t)
-	}
-	return out, nil
-}
+func (x StoreIndex) Known() (map[string]library.FileState, error) { return x.S.FileStates() }
 
 // Put implements library.Index.
 func (x StoreIndex) Put(tracks []library.Track) error { return x.S.PutTracks(tracks) }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/furudesk/furudesk/library"
 )
@@ -19,6 +20,10 @@ import (
 type libraryRun struct {
 	version uint64 // Status.LibraryVersion: bumped whenever the catalog changed
 	scan    ScanStatus
+	// stored is how many tracks the running scan had stored when the
+	// version was last bumped for them, and storedAt when.
+	stored   int
+	storedAt time.Duration
 
 	watchGen   uint64
 	watchStop  context.CancelFunc
@@ -53,30 +58,72 @@ type scanDone struct {
 	err error
 }
 
+// How often a running scan shows itself. Its progress reaches the actor
+// at most every ScanShowEvery (a scan reports every file, thousands a
+// second, and each shown change wakes the window), and the tracks it
+// stored so far become a new LibraryVersion at most every ScanStoredEvery
+// (a front end then reads the catalog again: the list fills while the
+// scan runs).
+const (
+	ScanShowEvery   = 250 * time.Millisecond
+	ScanStoredEvery = 2 * time.Second
+)
+
 // scanFeed hands the latest progress of a scan to the actor: the scan
-// never waits, and the actor reads only the newest value, however many
-// files went by since it last looked.
+// never waits, the actor reads only the newest value however many files
+// went by since it last looked, and it is told at most every
+// ScanShowEvery (a progress held back is sent when that time is up).
 type scanFeed struct {
 	mu      sync.Mutex
 	latest  library.Progress
 	pending bool // a scanProgress is in the inbox
+	sentAt  time.Time
+	timer   *time.Timer
+	send    func() bool // posts the scanProgress without waiting; false: the inbox is full
 }
 
-// put stores p; true when the actor must be told.
-func (f *scanFeed) put(p library.Progress) bool {
+// put stores p and tells the actor unless it was told already or lately.
+func (f *scanFeed) put(p library.Progress) {
+	f.mu.Lock()
+	f.latest = p
+	if f.pending || f.timer != nil {
+		f.mu.Unlock()
+		return
+	}
+	if wait := ScanShowEvery - time.Since(f.sentAt); wait > 0 {
+		f.timer = time.AfterFunc(wait, f.tell)
+		f.mu.Unlock()
+		return
+	}
+	f.mu.Unlock()
+	f.tell()
+}
+
+// tell sends the scanProgress, once.
+func (f *scanFeed) tell() {
+	f.mu.Lock()
+	f.timer = nil
+	if f.pending {
+		f.mu.Unlock()
+		return
+	}
+	f.pending, f.sentAt = true, time.Now()
+	f.mu.Unlock()
+	if !f.send() {
+		f.mu.Lock()
+		f.pending = false // the next progress tries again
+		f.mu.Unlock()
+	}
+}
+
+// stop ends the timer of a held-back progress.
+func (f *scanFeed) stop() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.latest = p
-	tell := !f.pending
-	f.pending = true
-	return tell
-}
-
-// untell undoes put's claim when the message could not be sent.
-func (f *scanFeed) untell() {
-	f.mu.Lock()
-	f.pending = false
-	f.mu.Unlock()
+	if f.timer != nil {
+		f.timer.Stop()
+		f.timer = nil
+	}
 }
 
 func (f *scanFeed) take() library.Progress {
@@ -105,6 +152,12 @@ func (i scanProgress) handle(a *actor) {
 	}
 	s := &a.libRun.scan
 	s.Done, s.Found, s.Current = p.Done, p.Found, p.Current
+	r := &a.libRun
+	if now := a.clock.Now(); p.Stored > r.stored && (r.stored == 0 || now-r.storedAt >= ScanStoredEvery) {
+		r.stored, r.storedAt = p.Stored, now
+		r.version++ // the tracks stored so far can be listed
+		a.scanBatchListed()
+	}
 }
 
 func (i scanDone) handle(a *actor) {
@@ -317,9 +370,18 @@ func (a *actor) startScan() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.scanStop = cancel
 	r.scan = ScanStatus{Running: true}
+	r.stored = 0
 	roots := slices.Clone(a.folders)
 	lib, app, ready := a.lib, a.app, r.watchReady
 	feed := &scanFeed{}
+	feed.send = func() bool {
+		select { // never block the scan: the actor reads the newest value later
+		case app.inbox <- scanProgress{gen: gen, feed: feed}:
+			return true
+		default:
+			return false
+		}
+	}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
@@ -329,16 +391,8 @@ func (a *actor) startScan() error {
 			case <-ctx.Done():
 			}
 		}
-		res, err := lib.Scan(ctx, roots, func(p library.Progress) {
-			if !feed.put(p) {
-				return
-			}
-			select { // never block the scan: the actor reads the newest value later
-			case app.inbox <- scanProgress{gen: gen, feed: feed}:
-			default:
-				feed.untell()
-			}
-		})
+		res, err := lib.Scan(ctx, roots, feed.put)
+		feed.stop()
 		select {
 		case app.inbox <- scanDone{gen: gen, res: res, err: err}:
 		case <-app.quit:

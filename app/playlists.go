@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/furudesk/furudesk/devicesync"
+	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/playlists"
 )
@@ -54,7 +55,9 @@ type PlaylistView struct {
 }
 
 // PlaylistEntry is one track of a list. Available says this device has the
-// file; an entry no device here holds keeps its title and stays listed.
+// file; Playable that it plays now, from that file or from another device
+// of the group (Where says which); an entry no device holds keeps its
+// title and stays listed.
 type PlaylistEntry struct {
 	EntryID      string   `json:"entry_id,omitempty"`
 	ContentID    string   `json:"content_id"`
@@ -63,6 +66,8 @@ type PlaylistEntry struct {
 	Album        string   `json:"album,omitempty"`
 	DurationMS   int64    `json:"duration_ms"`
 	Available    bool     `json:"available"`
+	Playable     bool     `json:"playable"`
+	Where        string   `json:"where,omitempty"`
 	Path         string   `json:"path,omitempty"`
 	Liked        bool     `json:"liked"`
 	Plays        uint64   `json:"plays,omitempty"`
@@ -94,18 +99,17 @@ func (a *App) Playlists() ([]PlaylistSummary, error) {
 	if err != nil {
 		return nil, err
 	}
-	lib := a.Status().LibraryVersion
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	byID, err := c.libraryLocked(lib)
+	n, err := a.store.TrackCount()
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	out := []PlaylistSummary{
 		{ID: ListLiked, Name: smartNames[ListLiked], Kind: KindLiked, Tracks: len(c.st.Liked())},
 		{ID: ListMostPlayed, Name: smartNames[ListMostPlayed], Kind: KindSmart, Tracks: min(len(c.st.History()), SmartListLength)},
 		{ID: ListRecentlyPlayed, Name: smartNames[ListRecentlyPlayed], Kind: KindSmart, Tracks: min(len(c.st.History()), SmartListLength)},
-		{ID: ListRecentlyAdded, Name: smartNames[ListRecentlyAdded], Kind: KindSmart, Tracks: min(len(byID), SmartListLength)},
+		{ID: ListRecentlyAdded, Name: smartNames[ListRecentlyAdded], Kind: KindSmart, Tracks: min(n, SmartListLength)},
 	}
 	for _, s := range c.st.Playlists() {
 		out = append(out, PlaylistSummary{ID: s.ID, Name: s.Name, Kind: KindPlaylist, Tracks: s.Entries, DurationMS: s.DurationMS})
@@ -144,7 +148,6 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 	if err != nil {
 		return PlaylistView{}, err
 	}
-	lib := a.Status().LibraryVersion
 	var recent []library.Track
 	if id == ListRecentlyAdded {
 		if recent, err = a.recentlyAdded(); err != nil {
@@ -153,22 +156,9 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	byID, err := c.libraryLocked(lib)
-	if err != nil {
-		return PlaylistView{}, err
-	}
 	v := PlaylistView{PlaylistSummary: PlaylistSummary{ID: id, Name: smartNames[id], Kind: KindSmart}}
 	entry := func(eid string, t playlists.Track) PlaylistEntry {
 		e := PlaylistEntry{EntryID: eid, ContentID: t.ContentID, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.DurationMS}
-		if lt, ok := byID[t.ContentID]; ok {
-			e.Available, e.Path = true, lt.Path
-			if e.Title == "" {
-				e.Title, e.Artists, e.Album = lt.Title, lt.Artists, lt.Album
-			}
-			if e.DurationMS == 0 {
-				e.DurationMS = lt.Duration.Milliseconds()
-			}
-		}
 		e.Liked = c.st.IsLiked(t.ContentID)
 		p := c.st.Plays(t.ContentID)
 		e.Plays, e.LastPlayedMS = p.Plays, p.LastMS
@@ -206,6 +196,45 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 			v.Entries = append(v.Entries, entry(e.ID, e.Track))
 		}
 	}
+	// Which entries this device has a file for: the list's tracks looked
+	// up, not the whole catalog.
+	ids := make([]string, len(v.Entries))
+	for i, e := range v.Entries {
+		ids[i] = e.ContentID
+	}
+	byID, err := a.store.TracksByContentIDs(ids)
+	if err != nil {
+		return PlaylistView{}, err
+	}
+	var names map[engine.DeviceID]string
+	for i := range v.Entries {
+		e := &v.Entries[i]
+		lt, ok := byID[e.ContentID]
+		switch {
+		case ok:
+			e.Available, e.Playable, e.Path = true, true, lt.Path
+		case a.gl != nil:
+			// Another device's track plays from there (or from the cache).
+			if names == nil {
+				names = a.deviceNames()
+			}
+			loc := a.gl.Locate(e.ContentID)
+			p := Place{Holders: loc.Holders, Cached: loc.Cached, Playable: loc.Reachable()}
+			e.Playable = p.Playable
+			if len(p.Holders) > 0 || p.Cached {
+				e.Where = where(p, a.tr.ID(), names)
+			}
+			if ge, found := a.gl.Entry(e.ContentID); found {
+				lt, ok = ge.Track(), true
+			}
+		}
+		if ok && e.Title == "" {
+			e.Title, e.Artists, e.Album = lt.Title, lt.Artists, lt.Album
+		}
+		if ok && e.DurationMS == 0 {
+			e.DurationMS = lt.Duration.Milliseconds()
+		}
+	}
 	v.Tracks = len(v.Entries)
 	for _, e := range v.Entries {
 		v.DurationMS += e.DurationMS
@@ -230,11 +259,12 @@ func trackRef(t library.Track) playlists.Track {
 }
 
 // refsLocked describes content ids for entries and likes: from this
-// device's library, else from the shared queue or what the group's
-// playlists, likes and history say of them.
+// device's library, else from another device's catalog, else from the
+// shared queue or what the group's playlists, likes and history say of
+// them.
 func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error) {
 	st := a.Status()
-	byID, err := c.libraryLocked(st.LibraryVersion)
+	byID, err := a.store.TracksByContentIDs(ids)
 	if err != nil {
 		return nil, err
 	}
@@ -244,11 +274,17 @@ func (a *App) refsLocked(c *collection, ids []string) ([]playlists.Track, error)
 			out = append(out, playlists.Track{ContentID: id, Title: t.Title, Artists: t.Artists, Album: t.Album, DurationMS: t.Duration.Milliseconds()})
 			continue
 		}
+		if a.gl != nil {
+			if e, ok := a.gl.Entry(id); ok { // another device of the group has it
+				out = append(out, playlists.Track{ContentID: id, Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS})
+				continue
+			}
+		}
 		if t, ok := c.knownLocked(id, st.Queue); ok {
 			out = append(out, t)
 			continue
 		}
-		return nil, userErr(ErrNotInLibrary, "track %s is not in this device's library", id)
+		return nil, userErr(ErrNotInLibrary, "track %s is in no library of the group", id)
 	}
 	return out, nil
 }

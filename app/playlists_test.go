@@ -175,7 +175,7 @@ func TestPlaylistEditsAndBadInput(t *testing.T) {
 		{ErrBadArgument, "position 9 is out of range", func() error { return a.AddToPlaylist(p.ID, []string{"b3:aa"}, 9) }},
 		{ErrBadArgument, "there is no track 4", func() error { return a.RemoveFromPlaylist(p.ID, []int{4}) }},
 		{ErrBadArgument, "there is no track -1", func() error { return a.MoveInPlaylist(p.ID, -1, 0) }},
-		{ErrNotInLibrary, "b3:zz is not in this device's library", func() error { return a.AddToPlaylist(p.ID, []string{"b3:zz"}, -1) }},
+		{ErrNotInLibrary, "b3:zz is in no library of the group", func() error { return a.AddToPlaylist(p.ID, []string{"b3:zz"}, -1) }},
 		{ErrSmartList, "smart list", func() error { return a.AddToPlaylist(ListMostPlayed, []string{"b3:aa"}, -1) }},
 		{ErrSmartList, "cannot be reordered", func() error { return a.MoveInPlaylist(ListLiked, 0, 1) }},
 	} {
@@ -472,5 +472,42 @@ func TestMaintainForgetsObsoleteOps(t *testing.T) {
 	r2 := newPlaylistRig(t, log)
 	if liked, _ := r2.app.LikedIDs(); liked["b3:aa"] {
 		t.Fatal("the last unlike was lost")
+	}
+}
+
+// A playlist's track that only another device has plays from there: it is
+// not "available" (no file here to export) but playable, and says where;
+// once no device that has it is online, it is neither.
+func TestPlaylistTrackOfAnotherDevice(t *testing.T) {
+	log := newFakeOpLog(self)
+	r := buildRig(t, self, peerB)
+	r.gl = newFakeGroupLib(r.j)
+	r.gl.add(remoteID, "Elsewhere", peerB)
+	r.gl.setOnline(peerB, true)
+	a, err := New(Options{Config: fastCfg(), Clock: r.clock, Ticks: r.ticks},
+		Deps{Store: r.store, Output: r.out, Transport: r.tr, OpLog: log, GroupLib: r.gl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.app = a
+	t.Cleanup(func() { _ = a.Close() })
+	p, err := a.CreatePlaylist("Mixed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AddToPlaylist(p.ID, []string{"b3:aa", remoteID}, -1); err != nil {
+		t.Fatal(err)
+	}
+	v := mustView(t, a, p.ID)
+	here, there := v.Entries[0], v.Entries[1]
+	if !here.Available || !here.Playable || here.Where != "" {
+		t.Fatalf("this device's track: %+v", here)
+	}
+	if there.Available || !there.Playable || there.Where != "On "+string(peerB) || there.Title != "Elsewhere" {
+		t.Fatalf("another device's track: %+v", there)
+	}
+	r.gl.setOnline(peerB, false)
+	if there := mustView(t, a, p.ID).Entries[1]; there.Playable || !strings.Contains(there.Where, "not online") {
+		t.Fatalf("with its device offline: %+v", there)
 	}
 }

@@ -195,3 +195,14 @@ func (a *actor) noteLibrary() {
 		a.app.gl.LocalChanged()
 	}
 }
+
+// scanBatchListed follows the LibraryVersion a running scan's stored
+// batch just made: the window lists the batch, the group library is told
+// once the scan is done (scanDone makes a version of its own), not every
+// few seconds, each publication reading and signing the whole catalog.
+// A change it was not told of yet is still told.
+func (a *actor) scanBatchListed() {
+	if a.strm.libSeen == a.libRun.version-1 {
+		a.strm.libSeen = a.libRun.version
+	}
+}

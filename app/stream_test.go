@@ -3,6 +3,8 @@ package app
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -123,6 +125,13 @@ func (g *fakeGroupLib) Tracks() []grouplib.Track {
 		}
 		out = append(out, t)
 	}
+	// In catalog order, as grouplib's union is.
+	slices.SortFunc(out, func(a, b grouplib.Track) int {
+		if library.Less(a.Entry.Track(), b.Entry.Track()) {
+			return -1
+		}
+		return 1
+	})
 	return out
 }
 func (g *fakeGroupLib) Search(string, int) []grouplib.Track { return nil }
@@ -299,6 +308,60 @@ func TestLibraryIsTheUnion(t *testing.T) {
 	}
 	if _, err := r.app.entries([]string{remoteID}); err != nil {
 		t.Fatalf("a track of the union cannot be queued: %v", err)
+	}
+}
+
+// ctl tracks streams the union (App.EachLibraryTrack): the same tracks
+// with the same places, in the same order, as Library, a window of them
+// with offset and limit; the window's Tracks is the same union.
+func TestEachLibraryTrackStreamsTheUnion(t *testing.T) {
+	r := newStreamRig(t)
+	r.gl.add("b3:zz", "Far", "dev_cccccccccccccccccccccccc")
+	r.gl.add("A first", "Before all", peerB)
+	r.gl.add("b3:aa", "Held here too", peerB) // a file of this device: listed once, as local
+	r.sync()
+	key := func(tr LibraryTrack) string { return fmt.Sprint(tr.ContentID, " ", tr.Where, " ", tr.Holders) }
+	var want []string
+	ts, err := r.app.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range ts {
+		want = append(want, key(tr))
+	}
+	if len(want) != 6 || !slices.Contains(want, fmt.Sprint("b3:aa This device ", []engine.DeviceID{self, peerB})) {
+		t.Fatalf("the union has %d tracks: %q", len(want), want)
+	}
+	page := func(off, lim int) []string {
+		var got []string
+		if err := r.app.EachLibraryTrack(off, lim, func(tr LibraryTrack) error {
+			got = append(got, key(tr))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, w := range []struct{ off, lim, from, to int }{
+		{0, -1, 0, 6}, {0, 3, 0, 3}, {2, 3, 2, 5}, {4, 100, 4, 6}, {9, -1, 6, 6}, {1, 0, 1, 1},
+	} {
+		if got := page(w.off, w.lim); !slices.Equal(got, want[w.from:w.to]) {
+			t.Errorf("offset %d limit %d: %q, want %q", w.off, w.lim, got, want[w.from:w.to])
+		}
+	}
+	tracks, err := r.app.Tracks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range tracks {
+		if tr.ContentID != ts[i].ContentID {
+			t.Fatalf("Tracks()[%d] is %s, Library()[%d] %s", i, tr.ContentID, i, ts[i].ContentID)
+		}
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := r.app.EachLibraryTrack(0, -1, func(LibraryTrack) error { n++; return map[bool]error{true: stop}[n == 4] }); !errors.Is(err, stop) || n != 4 {
+		t.Fatalf("stopped with %v after %d tracks, want the function's error after 4", err, n)
 	}
 }
 

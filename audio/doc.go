@@ -8,7 +8,7 @@
 // source is this package's mixer. The mixer streams the current track, runs
 // into the prepared next track without a gap, and writes silence when paused,
 // stopped or starved. Because the device keeps pulling samples (silence
-// included) the package can measure, at any time:
+// included) while it is in use the package can measure, at any time:
 //
 //   - available: the device opened without error and is consuming samples
 //     (the device took more than its prefill, and the number of frames
@@ -21,6 +21,13 @@
 //     samples (not the silence of pause, stop or a starved decoder);
 //   - position: the track position of the last frame the device consumed
 //     (frames read by oto minus the frames oto still buffers).
+//
+// A device with nothing to play (no track, or paused) for
+// Options.IdleSuspend is suspended: it stops pulling samples, so an idle
+// player does not wake the process and the sound server hundreds of times
+// a second, and the output reports the availability it measured last (a
+// device error still counts at once) until the next Play or Resume starts
+// it again, when stalls are judged as before.
 //
 // ebiten's own audio.Player is not used: its Position only advances inside
 // ebiten's game loop, and its context hides the device error (see

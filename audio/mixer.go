@@ -178,6 +178,14 @@ func (m *mixer) settling() bool {
 	return m.held || len(m.timed) > 0
 }
 
+// idle reports that the mixer has nothing to play (no track, or paused)
+// and nothing in flight (see settling): the device may stop pulling.
+func (m *mixer) idle() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return (m.cur == nil || m.paused) && !m.held && len(m.timed) == 0
+}
+
 // written returns the frames handed to the device so far.
 func (m *mixer) writtenFrames() int64 {
 	m.mu.Lock()

@@ -84,6 +84,8 @@ func (d *otoDevice) Err() error {
 
 func (d *otoDevice) Buffered() int     { return d.p.BufferedSize() }
 func (d *otoDevice) SetGain(g float64) { d.p.SetVolume(g) }
+func (d *otoDevice) Suspend() error    { return d.ctx.Suspend() }
+func (d *otoDevice) Resume() error     { return d.ctx.Resume() }
 func (d *otoDevice) Close() {
 	d.p.Pause()
 	// Close only errors with the player's earlier read error, which Err

@@ -48,6 +48,15 @@ type Options struct {
 	// EventBuffer is the capacity of the Events channel, 16..65536; 0 means
 	// 1024.
 	EventBuffer int
+	// IdleSuspend is how long a running device goes on taking silence
+	// while there is nothing to play (no track, or paused) before it is
+	// suspended: it stops pulling samples, so an idle player costs no CPU
+	// (a device fed silence wakes the process and the sound server about
+	// 200 times a second). The next Play or Resume starts it again. While
+	// suspended the output reports the availability it measured last (a
+	// device error still counts at once) and nothing playing. 100ms..1h;
+	// 0 means 5s; negative means never.
+	IdleSuspend time.Duration
 }
 
 // Validate reports the first field outside its range, quoting its value.
@@ -75,6 +84,7 @@ func (o Options) Validate() error {
 		{"PositionInterval", o.PositionInterval, 10 * time.Millisecond, 10 * time.Second},
 		{"StallTimeout", o.StallTimeout, 100 * time.Millisecond, 10 * time.Second},
 		{"StartupGrace", o.StartupGrace, 100 * time.Millisecond, 30 * time.Second},
+		{"IdleSuspend", max(o.IdleSuspend, 0), 100 * time.Millisecond, time.Hour},
 	} {
 		if err := checkD(c.name, c.v, c.lo, c.hi); err != nil {
 			return err
@@ -104,6 +114,7 @@ func (o Options) withDefaults() Options {
 	def(&o.PositionInterval, 250*time.Millisecond)
 	def(&o.StallTimeout, 3*time.Second)
 	def(&o.StartupGrace, 5*time.Second)
+	def(&o.IdleSuspend, 5*time.Second)
 	return o
 }
 

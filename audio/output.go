@@ -16,6 +16,11 @@ type device interface {
 	SetGain(g float64)
 	// Close stops pulling samples.
 	Close()
+	// Suspend stops pulling samples until Resume; the samples already
+	// taken stay where they are.
+	Suspend() error
+	// Resume pulls samples again after Suspend.
+	Resume() error
 }
 
 // Output is the local audio output. Its methods are safe for concurrent use,
@@ -272,6 +277,11 @@ func (o *Output) monitor() {
 			}
 		case now := <-t.C:
 			o.measure(&m, now)
+			if m.suspended {
+				// Nothing to measure until a command wakes the monitor.
+				due = now.Add(time.Hour)
+				continue
+			}
 			next := o.opts.SteadyTick
 			if !m.started || !m.known || o.mix.settling() {
 				next = o.opts.Tick
@@ -294,6 +304,8 @@ type meter struct {
 	errText     string
 	playing     bool
 	lastPos     time.Time
+	idleSince   time.Time // running with nothing to play since; zero when not
+	suspended   bool      // the device is suspended (Options.IdleSuspend)
 }
 
 func (o *Output) measure(m *meter, now time.Time) {
@@ -301,6 +313,13 @@ func (o *Output) measure(m *meter, now time.Time) {
 		m.start = now
 	}
 	dev := o.device()
+	if m.suspended && dev != nil && !o.mix.idle() {
+		// Something to play: pull samples again. The stall clock starts
+		// over, as the device took nothing while suspended.
+		if err := dev.Resume(); err == nil {
+			m.suspended, m.lastAdvance = false, now
+		}
+	}
 	var devErr error
 	if dev != nil {
 		written := o.mix.writtenFrames() // before Buffered: never overestimates
@@ -320,7 +339,7 @@ func (o *Output) measure(m *meter, now time.Time) {
 	// Once running, a stall counts only after StallTimeout: PulseAudio
 	// stalls every stream briefly when another client comes or goes.
 	available := dev != nil && devErr == nil && m.started &&
-		now.Sub(m.lastAdvance) <= o.opts.StallTimeout
+		(m.suspended && m.available || now.Sub(m.lastAdvance) <= o.opts.StallTimeout)
 	var why error
 	switch {
 	case available:
@@ -369,6 +388,25 @@ func (o *Output) measure(m *meter, now time.Time) {
 	o.repMu.Lock()
 	o.report = Report{Available: available, Err: why, Playing: playing, Track: st.track, Pos: pos, Consumed: m.consumed}
 	o.repMu.Unlock()
+	o.suspendIdle(m, dev, available, now)
+}
+
+// suspendIdle suspends a running device that had nothing to play for
+// Options.IdleSuspend (measure resumes it when there is).
+func (o *Output) suspendIdle(m *meter, dev device, available bool, now time.Time) {
+	if m.suspended || o.opts.IdleSuspend < 0 {
+		return
+	}
+	if !available || !o.mix.idle() {
+		m.idleSince = time.Time{}
+		return
+	}
+	if m.idleSince.IsZero() {
+		m.idleSince = now
+	}
+	if now.Sub(m.idleSince) >= o.opts.IdleSuspend && dev.Suspend() == nil {
+		m.suspended, m.idleSince = true, time.Time{}
+	}
 }
 
 // prefill is how many frames a device may take when it opens without
@@ -385,3 +423,5 @@ func (f failedDevice) Err() error      { return f.err }
 func (f failedDevice) Buffered() int   { return 0 }
 func (f failedDevice) SetGain(float64) {}
 func (f failedDevice) Close()          {}
+func (f failedDevice) Suspend() error  { return f.err }
+func (f failedDevice) Resume() error   { return f.err }

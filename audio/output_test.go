@@ -11,21 +11,40 @@ import (
 
 // fakeDevice stands in for oto: the test decides what was consumed.
 type fakeDevice struct {
-	mu       sync.Mutex
-	err      error
-	buffered int
-	gain     float64
+	mu        sync.Mutex
+	err       error
+	buffered  int
+	gain      float64
+	suspended bool
 }
 
 func (f *fakeDevice) Err() error        { f.mu.Lock(); defer f.mu.Unlock(); return f.err }
 func (f *fakeDevice) Buffered() int     { f.mu.Lock(); defer f.mu.Unlock(); return f.buffered }
 func (f *fakeDevice) SetGain(g float64) { f.mu.Lock(); defer f.mu.Unlock(); f.gain = g }
 func (f *fakeDevice) Close()            {}
+func (f *fakeDevice) Suspend() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.suspended = true
+	return f.err
+}
+func (f *fakeDevice) Resume() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.suspended = false
+	return f.err
+}
+func (f *fakeDevice) isSuspended() bool { f.mu.Lock(); defer f.mu.Unlock(); return f.suspended }
 
 // newTestOutput is an Output without oto and without the monitor goroutine:
 // the test calls measure with its own clock.
 func newTestOutput(t *testing.T) (*Output, *fakeDevice, *meter) {
-	o := newOutput(Options{}.withDefaults())
+	return newTestOutputWith(t, Options{})
+}
+
+// newTestOutputWith is newTestOutput with opts (defaults where zero).
+func newTestOutputWith(t *testing.T, opts Options) (*Output, *fakeDevice, *meter) {
+	o := newOutput(opts.withDefaults())
 	o.latency = 0 // TestHeardLagsConsumption covers the device-buffer lag
 	d := &fakeDevice{}
 	o.attach(d)
@@ -297,7 +316,8 @@ func (s *sim) run(d time.Duration, stalled func(at time.Duration) bool, check fu
 	s.t.Helper()
 	for at := time.Duration(0); at < d; at += 10 * time.Millisecond {
 		s.now = s.now.Add(10 * time.Millisecond)
-		if !stalled(at) {
+		// A suspended device takes nothing, like oto's.
+		if d, ok := s.o.device().(*fakeDevice); !stalled(at) && (!ok || !d.isSuspended()) {
 			if s.before != nil {
 				s.before()
 			}
@@ -392,7 +412,9 @@ func TestBriefStallsAreNotOutages(t *testing.T) {
 	}
 	for _, playing := range []bool{false, true} {
 		t.Run(map[bool]string{false: "idle", true: "playing"}[playing], func(t *testing.T) {
-			o, d, m := newTestOutput(t)
+			// Idle here is a device kept running (IdleSuspend off): a
+			// suspended one takes nothing by design (TestIdleSuspend).
+			o, d, m := newTestOutputWith(t, Options{IdleSuspend: -1})
 			s := &sim{t: t, o: o, m: m, now: time.Unix(1000, 0), perTick: 441}
 			if playing {
 				src, _ := toneSource("a", 440, 60*testRate)
@@ -454,4 +476,87 @@ func TestBriefStallsAreNotOutages(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestIdleSuspend: a running device with nothing to play for IdleSuspend
+// is suspended and stays available (it takes nothing, and no stall is
+// judged); Play starts it again, and from then on a stall counts as
+// before; a pause suspends it again; a device error while suspended is
+// reported at once.
+func TestIdleSuspend(t *testing.T) {
+	o, d, m := newTestOutput(t)
+	s := &sim{t: t, o: o, m: m, now: time.Unix(1000, 0), perTick: 441}
+	never := func(time.Duration) bool { return false }
+	noChange := func(what string) func(time.Duration, []Event) {
+		return func(at time.Duration, evs []Event) {
+			if evs := availabilityAndActivity(evs); len(evs) != 0 {
+				t.Fatalf("%s, at +%v: %+v, want no change", what, at, evs)
+			}
+			if r := o.Report(); !r.Available || r.Err != nil || r.Playing {
+				t.Fatalf("%s, at +%v: report %+v, want available, not playing", what, at, r)
+			}
+		}
+	}
+	s.run(200*time.Millisecond, never, func(time.Duration, []Event) {})
+	if r := o.Report(); !r.Available {
+		t.Fatalf("running: %+v", r)
+	}
+	var suspendedAt time.Duration = -1
+	s.run(6*time.Second, never, func(at time.Duration, evs []Event) {
+		if d.isSuspended() && suspendedAt < 0 {
+			suspendedAt = at
+		}
+		noChange("idle")(at, evs)
+	})
+	if suspendedAt < 4800*time.Millisecond || suspendedAt > 5*time.Second {
+		t.Fatalf("suspended %v after the device went idle, want IdleSuspend (5s)", suspendedAt)
+	}
+	consumed := o.Report().Consumed
+	s.run(30*time.Second, never, noChange("suspended"))
+	if r := o.Report(); r.Consumed != consumed || !d.isSuspended() {
+		t.Fatalf("suspended for 30 s: consumed %d -> %d, suspended %v", consumed, r.Consumed, d.isSuspended())
+	}
+
+	src, _ := toneSource("a", 440, 60*testRate)
+	tr := o.Play(src, 0)
+	s.before = func() { waitFor(t, "decoded", func() bool { return decoded(o.mix, o.mix.cur) }) }
+	s.run(500*time.Millisecond, never, func(at time.Duration, evs []Event) {
+		if evs := availabilityAndActivity(evs); len(evs) > 1 || len(evs) == 1 && evs[0] != (Activity{Playing: true}) {
+			t.Fatalf("playing after the suspension, at +%v: %+v, want only Activity playing", at, evs)
+		}
+	})
+	if r := o.Report(); d.isSuspended() || !r.Available || !r.Playing || r.Track != tr {
+		t.Fatalf("after Play: suspended %v, report %+v, want the device running and playing", d.isSuspended(), r)
+	}
+	// Running again, a stall counts from when the device was resumed on.
+	var lost time.Duration = -1
+	s.run(3500*time.Millisecond, func(time.Duration) bool { return true }, func(at time.Duration, evs []Event) {
+		for _, ev := range availabilityAndActivity(evs) {
+			if a, ok := ev.(Availability); ok && !a.Available && lost < 0 {
+				lost = at
+			}
+		}
+	})
+	if lost < 2900*time.Millisecond || lost > 3100*time.Millisecond {
+		t.Fatalf("outage reported %v into a stall of a resumed device, want StallTimeout (3s)", lost)
+	}
+	s.run(200*time.Millisecond, never, func(time.Duration, []Event) {})
+	if r := o.Report(); !r.Available || !r.Playing {
+		t.Fatalf("consuming again: %+v", r)
+	}
+
+	o.Pause()
+	s.before = nil
+	s.run(6*time.Second, never, func(time.Duration, []Event) {})
+	if r := o.Report(); !d.isSuspended() || !r.Available || r.Playing || !r.Paused {
+		t.Fatalf("paused for 6 s: suspended %v, report %+v, want suspended, available, paused", d.isSuspended(), r)
+	}
+	d.mu.Lock()
+	d.err = errors.New("oto: ALSA error at snd_pcm_writei: device unplugged")
+	d.mu.Unlock()
+	s.run(10*time.Millisecond, never, func(at time.Duration, evs []Event) {
+		if len(evs) != 1 || evs[0].(Availability).Available || evs[0].(Availability).Err == nil {
+			t.Fatalf("device error while suspended: %+v, want unavailable with the error", evs)
+		}
+	})
 }

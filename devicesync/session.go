@@ -23,6 +23,8 @@ const (
 	dialTimeout      = 5 * time.Second
 	backoffMin       = 100 * time.Millisecond
 	backoffMax       = 10 * time.Second
+	// dialRecheck bounds how long the dial loop sleeps with no dial due.
+	dialRecheck = 5 * time.Second
 )
 
 // session is one authenticated TLS connection. Fields below mu are guarded
@@ -665,17 +667,25 @@ func (n *Node) dialLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyMember)
-	t := time.NewTicker(backoffMin)
+	t := time.NewTimer(backoffMin)
 	defer t.Stop()
 	for {
 		n.mu.Lock()
 		n.refreshTargetsLocked()
 		now := time.Now()
+		// The loop sleeps until the next dial is due (a dial that ends,
+		// a session that closes and new targets wake it): an idle device
+		// wakes every dialRecheck, not every backoffMin.
+		wait := dialRecheck
 		for _, tg := range n.targets {
-			if tg.dialing || now.Before(tg.next) || (tg.device != "" && n.sessions[tg.device] != nil) {
+			if tg.dialing || (tg.device != "" && n.sessions[tg.device] != nil) {
 				continue
 			}
 			if tg.device != "" && !n.glog.isMember(tg.device) {
+				continue
+			}
+			if now.Before(tg.next) {
+				wait = min(wait, tg.next.Sub(now))
 				continue
 			}
 			tg.dialing = true
@@ -683,6 +693,7 @@ func (n *Node) dialLoop() {
 			go n.dial(tg, conf)
 		}
 		n.mu.Unlock()
+		t.Reset(max(wait, backoffMin))
 		select {
 		case <-n.ctx.Done():
 			return
@@ -749,4 +760,5 @@ func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
 	}
 	tg.next = time.Now().Add(tg.backoff)
 	n.mu.Unlock()
+	n.signalWake() // the loop schedules the next dial
 }

@@ -131,6 +131,8 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	defer copyBufs.Put(bp)
 	buf := *bp
 	h := blake3.New(32, nil)
+	ra := newReadAhead(f, size) // for the tag parsers' small reads
+	defer ra.release()
 
 	var tags tagInfo
 	var tagErr error
@@ -170,13 +172,13 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 			// An MP3 tagger's ID3v2 tag in front: the FLAC's own
 			// comments come first, the ID3 tag fills the gaps.
 			tags, tagErr = readTagsAt(f, id3End, size)
-			id3, id3Err := readTags(f)
+			id3, id3Err := readTags(ra)
 			tags.merge(id3)
 			if tagErr != nil {
 				tagErr = id3Err
 			}
 		} else {
-			tags, tagErr = readTags(f)
+			tags, tagErr = readTags(ra)
 		}
 		if err := hashRange(f, start, end, h, buf); err != nil {
 			return a, err
@@ -193,7 +195,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err := playable(f, path); err != nil {
 			return a, err
 		}
-		tags, tagErr = readTags(f)
+		tags, tagErr = readTags(ra)
 		// An encoder header frame (Xing/Info/VBRI) is metadata that remuxing
 		// tools rewrite; the identity starts after it.
 		frame := make([]byte, min(int64(fh.length), end-off))
@@ -237,7 +239,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if og.codec == "flac" {
 			tags, tagErr = oggFLACTags(og.headers)
 		} else {
-			tags, tagErr = readTags(f)
+			tags, tagErr = readTags(ra)
 		}
 	case "m4a":
 		m, err := parseMP4(f, size)
@@ -250,7 +252,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err := playable(f, path); err != nil {
 			return a, err
 		}
-		tags, tagErr = readTags(f)
+		tags, tagErr = readTags(ra)
 		t.Duration = m.duration
 		if samples, ok := smpbLength(tags.smpb); ok && !m.audio.hasEdits && m.audio.scale > 0 {
 			t.Duration = samplesDuration(samples, int64(m.audio.scale))

@@ -90,28 +90,63 @@ func SearchText(t Track) string {
 	return Normalize(strings.Join(parts, " "))
 }
 
-// QueryTerms splits a user query into normalized terms. A track matches when
-// every term occurs in its SearchText (substring match, so results appear
-// while the user is still typing a word). At most maxQueryTerms terms are
-// kept.
+// QueryTerms splits a user query into its search terms: the words of the
+// Normalize'd query (Words), at most MaxQueryTerms. A track matches when
+// every term starts a word of its SearchText (Matches).
 func QueryTerms(query string) []string {
-	terms := strings.Fields(Normalize(query))
-	if len(terms) > maxQueryTerms {
-		terms = terms[:maxQueryTerms]
+	terms := Words(Normalize(query))
+	if len(terms) > MaxQueryTerms {
+		terms = terms[:MaxQueryTerms]
 	}
 	return terms
 }
 
-// maxQueryTerms bounds the work a single pasted query can cause.
-const maxQueryTerms = 16
+// MaxQueryTerms bounds the work a single pasted query can cause.
+const MaxQueryTerms = 8
 
-// Matches reports whether a SearchText contains every query term.
-// An empty term list matches everything.
+// Words splits s into words the way SQLite's unicode61 tokenizer does
+// (storage's full-text index): runs of letters, numbers, marks and
+// private-use characters; everything else separates.
+func Words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !wordRune(r) })
+}
+
+func wordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) || unicode.Is(unicode.Co, r)
+}
+
+// Matches reports whether every term (QueryTerms) starts a word of
+// searchText (a SearchText): "ros" finds "Sigur Rós", "sig ro" too, while
+// the user is still typing; "igur" does not. This is the one search of
+// furudesk: the window filters its catalog with it, and storage's
+// full-text search (ctl search) has the same semantics, prefix terms of
+// the same words. An empty term list matches everything.
 func Matches(searchText string, terms []string) bool {
 	for _, t := range terms {
-		if !strings.Contains(searchText, t) {
+		if !hasWordPrefix(searchText, t) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasWordPrefix reports whether a word of s starts with prefix.
+func hasWordPrefix(s, prefix string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], prefix)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j == 0 || !wordRune(lastRune(s[:j])) {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(s[j:])
+		i = j + size
+	}
+}
+
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return r
 }

@@ -30,6 +30,10 @@ type Progress struct {
 	Found   int    // audio files found so far (the walk is still running while Found grows)
 	Done    int    // files finished: unchanged, analyzed or skipped
 	Current string // the file finished last
+	// Stored counts the tracks this scan has written to the index so far
+	// (batch by batch): a front end that shows the catalog can read it
+	// again while the scan runs.
+	Stored int
 }
 
 // ScanOptions configures Scan. The zero value is usable.
@@ -225,7 +229,8 @@ func Scan(ctx context.Context, idx Index, roots []string, opts ScanOptions) (Sca
 		close(s.out)
 	}()
 
-	c := collector{s: s, idx: idx, res: &res, roots: clean, moved: map[string]bool{}, vanished: map[string]bool{}}
+	c := collector{s: s, idx: idx, res: &res, roots: clean, moved: map[string]bool{}, vanished: map[string]bool{},
+		w: startWriter(idx)}
 	var idxErr error
 	for o := range s.out {
 		if idxErr != nil {
@@ -237,11 +242,15 @@ func Scan(ctx context.Context, idx Index, roots []string, opts ScanOptions) (Sca
 			continue
 		}
 		if opts.Progress != nil && o.kind != outFolder && o.kind != outRootMissing {
-			opts.Progress(Progress{Found: int(s.found.Load()), Done: int(s.done.Load()), Current: o.path})
+			opts.Progress(Progress{Found: int(s.found.Load()), Done: int(s.done.Load()), Current: o.path,
+				Stored: int(c.w.stored.Load())})
 		}
 	}
 	if idxErr == nil {
 		idxErr = c.flush()
+	}
+	if err := c.w.finish(); idxErr == nil {
+		idxErr = err
 	}
 	res.Found = int(s.found.Load())
 	res.Unchanged = s.unchanged
@@ -256,9 +265,69 @@ func Scan(ctx context.Context, idx Index, roots []string, opts ScanOptions) (Sca
 		return res, err
 	}
 	if opts.Progress != nil {
-		opts.Progress(Progress{Found: res.Found, Done: int(s.done.Load())})
+		opts.Progress(Progress{Found: res.Found, Done: int(s.done.Load()), Stored: int(c.w.stored.Load())})
 	}
 	return res, nil
+}
+
+// writer stores the collector's batches on a goroutine of its own, so
+// the next files are analyzed while a batch is written (one transaction
+// each): the database and the analysis use a core each instead of taking
+// turns. At most one batch waits.
+type writer struct {
+	idx    Index
+	in     chan []Track
+	done   chan struct{}
+	stored atomic.Int64
+	mu     sync.Mutex
+	err    error
+}
+
+func startWriter(idx Index) *writer {
+	w := &writer{idx: idx, in: make(chan []Track, 1), done: make(chan struct{})}
+	in := w.in // finish sets w.in to nil, maybe before this goroutine ranges over it
+	go func() {
+		defer close(w.done)
+		for b := range in {
+			if w.failed() != nil {
+				continue
+			}
+			if err := idx.Put(b); err != nil {
+				w.mu.Lock()
+				w.err = fmt.Errorf("library: storing tracks: %w", err)
+				w.mu.Unlock()
+				continue
+			}
+			w.stored.Add(int64(len(b)))
+		}
+	}()
+	return w
+}
+
+// put hands b to the writer; the caller must not touch b afterwards. It
+// returns the error of an earlier batch, if any.
+func (w *writer) put(b []Track) error {
+	if err := w.failed(); err != nil {
+		return err
+	}
+	w.in <- b
+	return nil
+}
+
+func (w *writer) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// finish waits until every batch was written and returns the first error.
+func (w *writer) finish() error {
+	if w.in != nil {
+		close(w.in)
+		w.in = nil
+		<-w.done
+	}
+	return w.failed()
 }
 
 func (s *scanner) send(o outcome) { s.out <- o }
@@ -402,6 +471,7 @@ func (s *scanner) file(root, p string, info fs.FileInfo, cover string) {
 type collector struct {
 	s         *scanner
 	idx       Index
+	w         *writer
 	res       *ScanResult
 	roots     []string
 	batch     []Track
@@ -478,15 +548,14 @@ func (c *collector) movedFrom(t Track) string {
 	return ""
 }
 
+// flush hands the batch to the writer.
 func (c *collector) flush() error {
 	if len(c.batch) == 0 {
 		return nil
 	}
-	if err := c.idx.Put(c.batch); err != nil {
-		return fmt.Errorf("library: storing tracks: %w", err)
-	}
-	c.batch = c.batch[:0]
-	return nil
+	b := c.batch
+	c.batch = make([]Track, 0, putBatch)
+	return c.w.put(b)
 }
 
 // removeGone deletes index entries under the scanned roots whose files are

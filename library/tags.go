@@ -94,7 +94,9 @@ func fromMetadata(m tag.Metadata) tagInfo {
 // readTagsAt reads the tags of a stream that starts at off (a FLAC file
 // behind an ID3v2 tag), like readTags.
 func readTagsAt(r io.ReaderAt, off, size int64) (tagInfo, error) {
-	return readTags(io.NewSectionReader(r, off, size-off))
+	ra := newReadAhead(io.NewSectionReader(r, off, size-off), size-off)
+	defer ra.release()
+	return readTags(ra)
 }
 
 // merge fills what t lacks from o: tags of the same file written by

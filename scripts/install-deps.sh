@@ -7,6 +7,8 @@
 #   scripts/install-deps.sh --test   also what the tests use (Xvfb, PulseAudio,
 #                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl,
 #                                    a window manager and xdotool to drive it)
+#   scripts/install-deps.sh --bench  also what the desktop benchmark drives the
+#                                    window with (python3-xlib)
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
@@ -14,11 +16,13 @@ build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
   libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
+bench_pkgs=(python3 python3-xlib)
 
 pkgs=("${build_pkgs[@]}")
-if [ "${1:-}" = "--test" ]; then
-  pkgs+=("${test_pkgs[@]}")
-fi
+case "${1:-}" in
+--test) pkgs+=("${test_pkgs[@]}") ;;
+--bench) pkgs+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
   case "$(uname -s)" in

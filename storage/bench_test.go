@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"math/rand"
 	"sort"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/internal/cputime"
+	"github.com/furudesk/furudesk/library"
 )
 
 // fakeClock is a manual monotonic clock.
@@ -187,5 +189,48 @@ func BenchmarkSearch(b *testing.B) {
 	b.ReportMetric(float64(pct(wall, 95).Microseconds()), "p95-µs")
 	if cpu != nil {
 		b.ReportMetric(float64(pct(cpu, 95).Microseconds()), "cpu-p95-µs")
+	}
+}
+
+// benchCatalog is n tracks as a scan of a large collection finds them:
+// one or two artists each, albums of about 12 tracks.
+func benchCatalog(n int) []library.Track {
+	out := make([]library.Track, n)
+	for i := range out {
+		al := i / 12
+		out[i] = library.Track{Path: fmt.Sprintf("/music/Artist %d/Album %d/%02d Song %d.flac", al/4, al, i%12+1, i),
+			ContentID: fmt.Sprintf("b3:%064x", i), Size: 1000 + int64(i), ModTime: time.Unix(1700000000, int64(i)),
+			Format: "flac", Title: fmt.Sprintf("Song %d of Grösse", i), Artists: []string{fmt.Sprintf("Artist %d", al/4)},
+			Album: fmt.Sprintf("Album %d", al), TrackNo: i%12 + 1, Year: 1990 + al%30, Duration: 3 * time.Minute}
+		if i%7 == 0 {
+			out[i].Artists = append(out[i].Artists, "Guest Ágætis")
+		}
+	}
+	return out
+}
+
+// BenchmarkPutTracks100k stores a 100,000-track catalog into an empty
+// database in the scan's batches (the cold scan's database side), and
+// reports tracks/s of CPU time as well as of wall time.
+func BenchmarkPutTracks100k(b *testing.B) {
+	const n, batch = 100_000, 256
+	ts := benchCatalog(n)
+	for range b.N {
+		s, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		c0, _ := cputime.Process()
+		t0 := time.Now()
+		for i := 0; i < n; i += batch {
+			if err := s.PutTracks(ts[i:min(n, i+batch)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		wall := time.Since(t0)
+		c1, _ := cputime.Process()
+		b.ReportMetric(n/wall.Seconds(), "tracks/s")
+		b.ReportMetric(n/(c1-c0).Seconds(), "tracks/cpu-s")
+		_ = s.Close()
 	}
 }

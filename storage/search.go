@@ -3,7 +3,6 @@ package storage
 import (
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/furudesk/furudesk/library"
 )
@@ -11,7 +10,7 @@ import (
 // Limits on search.
 const (
 	MaxSearchQueryBytes = 256
-	MaxSearchTerms      = 8
+	MaxSearchTerms      = library.MaxQueryTerms
 	MaxSearchLimit      = 500
 )
 
@@ -23,7 +22,8 @@ const (
 const sparseMatches = 1000
 
 // Search finds tracks whose title, artists, album artist or album contain
-// words starting with every word of query, ignoring case and accents
+// words starting with every word of query (library.Matches, the window's
+// search), ignoring case and accents
 // ("beyonce" finds "Beyoncé", "sigur ros" finds "Sigur Rós", "agaetis"
 // finds "Ágætis"): both the indexed text and the query are folded by
 // library.Normalize, as the GUI's own search is. Results come
@@ -63,17 +63,12 @@ WHERE t.id IN (SELECT rowid FROM tracks_fts WHERE tracks_fts MATCH ?)
 ORDER BY `+trackOrder+` LIMIT ?`, match, limit)
 }
 
-// ftsQuery turns user input into an FTS5 query: every word of the
-// library.Normalize'd input a quoted prefix term, all required. Splitting on
-// what is not a letter, digit or mark mirrors the unicode61 tokenizer, and
-// quoting means no input can be FTS5 syntax.
+// ftsQuery turns user input into an FTS5 query: every term of
+// library.QueryTerms a quoted prefix term, all required, which is what
+// library.Matches checks (the window's search); quoting means no input can
+// be FTS5 syntax.
 func ftsQuery(q string) string {
-	words := strings.FieldsFunc(library.Normalize(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
-	})
-	if len(words) > MaxSearchTerms {
-		words = words[:MaxSearchTerms]
-	}
+	words := library.QueryTerms(q)
 	terms := make([]string, 0, len(words))
 	for _, w := range words {
 		terms = append(terms, `"`+w+`"*`)

@@ -148,3 +148,74 @@ func TestSearchFoldsLikeTheGUI(t *testing.T) {
 		t.Errorf("new album not found: %v", res)
 	}
 }
+
+// The search index follows every change of the catalog (it is kept by the
+// statements that change tracks, batch by batch): new tracks, a track
+// whose tags changed, a file moved over another, deleted, rejected and
+// removed with its folder; an unchanged rescan leaves it as it was.
+func TestSearchIndexFollowsEveryChange(t *testing.T) {
+	s, _ := openTemp(t)
+	paths := func(q string) []string {
+		t.Helper()
+		ts, err := s.Search(q, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tr := range ts {
+			out = append(out, tr.Path)
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := func(q string, ps ...string) {
+		t.Helper()
+		if got := paths(q); strings.Join(got, ",") != strings.Join(ps, ",") {
+			t.Fatalf("search %q: %q, want %q", q, got, ps)
+		}
+	}
+	tr := func(p, title string) library.Track {
+		return library.Track{Path: p, ContentID: "b3:" + p, Format: "mp3", Title: title, Artists: []string{"Ensemble"}}
+	}
+	if err := s.PutTracks([]library.Track{tr("/m/a.mp3", "Größe"), tr("/m/b.mp3", "Nocturne"), tr("/m/x/c.mp3", "Nocturne Two")}); err != nil {
+		t.Fatal(err)
+	}
+	want("grosse", "/m/a.mp3")
+	want("nocturne", "/m/b.mp3", "/m/x/c.mp3")
+	want("ensemble", "/m/a.mp3", "/m/b.mp3", "/m/x/c.mp3")
+	// a rescan with new tags, and one of the same tags, in one batch
+	if err := s.PutTracks([]library.Track{tr("/m/a.mp3", "Klein"), tr("/m/b.mp3", "Nocturne")}); err != nil {
+		t.Fatal(err)
+	}
+	want("grosse")
+	want("klein", "/m/a.mp3")
+	want("nocturne", "/m/b.mp3", "/m/x/c.mp3")
+	// the same path twice in one batch: the last one counts
+	if err := s.PutTracks([]library.Track{tr("/m/d.mp3", "Etude"), tr("/m/d.mp3", "Prelude")}); err != nil {
+		t.Fatal(err)
+	}
+	want("etude")
+	want("prelude", "/m/d.mp3")
+	if err := s.MoveTrack("/m/b.mp3", "/m/a.mp3"); err != nil { // over a.mp3
+		t.Fatal(err)
+	}
+	want("klein")
+	want("nocturne", "/m/a.mp3", "/m/x/c.mp3")
+	if err := s.DeleteTracks([]string{"/m/d.mp3"}); err != nil {
+		t.Fatal(err)
+	}
+	want("prelude")
+	if err := s.PutRejectedFiles([]RejectedFile{{Path: "/m/a.mp3", Reason: "not audio"}}); err != nil {
+		t.Fatal(err)
+	}
+	want("nocturne", "/m/x/c.mp3")
+	if _, err := s.DeleteTracksUnder("/m/x"); err != nil {
+		t.Fatal(err)
+	}
+	want("nocturne")
+	want("ensemble")
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM tracks_fts`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the index holds %d rows (%v) for an empty catalog", n, err)
+	}
+}

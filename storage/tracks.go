@@ -120,10 +120,20 @@ func (s *Store) PutTracks(tracks []library.Track) error {
 		return nil
 	}
 	return s.write(func(tx *sql.Tx) error {
+		// What the batch replaces: the search index is rewritten for new
+		// tracks and for those whose search text changed.
+		paths := make([]string, len(tracks))
+		for i, t := range tracks {
+			paths[i] = t.Path
+		}
+		old, err := searchTextsOf(tx, paths)
+		if err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
 		up, err := tx.Prepare(`INSERT INTO tracks (path, content_id, size, mtime_ns, format, title, artists, artists_text,
 	album, album_artist, sort_artist, track_no, disc_no, year, genre, duration_ns, cover, search_text,
-	rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak, added_at_ms)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (path) DO UPDATE SET content_id = excluded.content_id, size = excluded.size, mtime_ns = excluded.mtime_ns,
 	format = excluded.format, title = excluded.title, artists = excluded.artists, artists_text = excluded.artists_text,
 	album = excluded.album, album_artist = excluded.album_artist, sort_artist = excluded.sort_artist,
@@ -151,6 +161,10 @@ RETURNING id`)
 			return fmt.Errorf("storage: put tracks: %w", err)
 		}
 		defer unreject.Close()
+		// added_at_ms is set here rather than by the tracks_added_at
+		// trigger (which runs only for a zero), saving an update per track.
+		now := time.Now().UnixMilli()
+		var stale, index []int64
 		for _, t := range tracks {
 			artists := t.Artists
 			if artists == nil {
@@ -161,11 +175,20 @@ RETURNING id`)
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 			var id int64
+			text := library.SearchText(t)
 			tg, tp, ag, ap := gainColumns(t.Gain)
 			if err := up.QueryRow(t.Path, t.ContentID, t.Size, t.ModTime.UnixNano(), t.Format, t.Title, string(aj),
 				strings.Join(t.Artists, ", "), t.Album, t.AlbumArtist, t.AlbumArtistOrFirst(), t.TrackNo, t.DiscNo, t.Year,
-				t.Genre, int64(t.Duration), t.Cover, library.SearchText(t), tg, tp, ag, ap).Scan(&id); err != nil {
+				t.Genre, int64(t.Duration), t.Cover, text, tg, tp, ag, ap, now).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
+			}
+			switch o, known := old[t.Path]; {
+			case !known:
+				index = append(index, id)
+			case o.text != text:
+				stale = append(stale, id)
+				index = append(index, id)
+				old[t.Path] = indexed{id: id, text: text}
 			}
 			if _, err := delArtists.Exec(id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
@@ -179,8 +202,79 @@ RETURNING id`)
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 		}
+		if err := unindex(tx, stale); err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
+		if err := reindex(tx, index); err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
 		return nil
 	})
+}
+
+// indexed is a track's row id and the search text the index has for it.
+type indexed struct {
+	id   int64
+	text string
+}
+
+// searchTextsOf returns the tracks at paths that exist, by path.
+func searchTextsOf(tx *sql.Tx, paths []string) (map[string]indexed, error) {
+	pj, err := json.Marshal(paths)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.Query(`SELECT path, id, search_text FROM tracks WHERE path IN (SELECT value FROM json_each(?))`, string(pj))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]indexed)
+	for rows.Next() {
+		var p string
+		var x indexed
+		if err := rows.Scan(&p, &x.id, &x.text); err != nil {
+			return nil, err
+		}
+		out[p] = x
+	}
+	return out, rows.Err()
+}
+
+// reindex adds the tracks ids to the search index, in one statement: FTS5
+// flushes its pending terms at every statement that writes it, so a row at
+// a time would make one index segment per track.
+func reindex(tx *sql.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ij, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`INSERT INTO tracks_fts (rowid, search_text)
+SELECT id, search_text FROM tracks WHERE id IN (SELECT value FROM json_each(?))`, string(ij))
+	return err
+}
+
+// unindex removes the tracks ids from the search index, in one statement.
+func unindex(tx *sql.Tx, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ij, err := json.Marshal(ids)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(`DELETE FROM tracks_fts WHERE rowid IN (SELECT value FROM json_each(?))`, string(ij))
+	return err
+}
+
+// unindexWhere removes from the search index the tracks that where (a
+// condition on tracks, with args) selects, before they are deleted.
+func unindexWhere(tx *sql.Tx, where string, args ...any) error {
+	_, err := tx.Exec(`DELETE FROM tracks_fts WHERE rowid IN (SELECT id FROM tracks WHERE `+where+`)`, args...)
+	return err
 }
 
 // DeleteTracks forgets the files at paths (tracks and rejected files) in
@@ -193,6 +287,13 @@ func (s *Store) DeleteTracks(paths []string) error {
 		return nil
 	}
 	return s.write(func(tx *sql.Tx) error {
+		pj, err := json.Marshal(paths)
+		if err != nil {
+			return fmt.Errorf("storage: delete tracks: %w", err)
+		}
+		if err := unindexWhere(tx, `path IN (SELECT value FROM json_each(?))`, string(pj)); err != nil {
+			return fmt.Errorf("storage: delete tracks: %w", err)
+		}
 		for _, q := range []string{`DELETE FROM tracks WHERE path = ?`, `DELETE FROM rejected_files WHERE path = ?`} {
 			st, err := tx.Prepare(q)
 			if err != nil {
@@ -223,6 +324,9 @@ func (s *Store) DeleteTracksUnder(folder string) (int64, error) {
 	err := s.write(func(tx *sql.Tx) error {
 		// substr comparison, not LIKE: paths may hold % and _.
 		const under = `path = ? OR ((substr(path, 1, length(?) + 1) = ? || '/') OR (substr(path, 1, length(?) + 1) = ? || '\'))`
+		if err := unindexWhere(tx, under, prefix, prefix, prefix, prefix, prefix); err != nil {
+			return fmt.Errorf("storage: delete tracks under %s: %w", folder, err)
+		}
 		res, err := tx.Exec(`DELETE FROM tracks WHERE `+under, prefix, prefix, prefix, prefix, prefix)
 		if err != nil {
 			return fmt.Errorf("storage: delete tracks under %s: %w", folder, err)
@@ -255,6 +359,9 @@ func (s *Store) MoveTrack(oldPath, newPath string) error {
 			return fmt.Errorf("%w: track %s", ErrNotFound, oldPath)
 		}
 		if err != nil {
+			return fmt.Errorf("storage: move track: %w", err)
+		}
+		if err := unindexWhere(tx, `path = ?`, newPath); err != nil {
 			return fmt.Errorf("storage: move track: %w", err)
 		}
 		if _, err := tx.Exec(`DELETE FROM tracks WHERE path = ?`, newPath); err != nil {
@@ -299,12 +406,26 @@ func gainOf(trackGain, trackPeak, albumGain, albumPeak sql.NullFloat64) library.
 const trackOrder = `t.sort_artist COLLATE NOCASE, t.album COLLATE NOCASE, t.disc_no, t.track_no, t.title COLLATE NOCASE, t.path`
 
 func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) {
+	var out []library.Track
+	err := s.eachTrack(func(t library.Track) error {
+		out = append(out, t)
+		return nil
+	}, query, args...)
+	return out, err
+}
+
+// eachTrack calls fn with every track query selects (trackColumns), as
+// the rows come; an error of fn stops it and is returned.
+func (s *Store) eachTrack(fn func(library.Track) error, query string, args ...any) error {
 	rows, err := s.db.Query(query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("storage: read tracks: %w", err)
+		return fmt.Errorf("storage: read tracks: %w", err)
 	}
 	defer rows.Close()
-	var out []library.Track
+	// The same album, artist, format, genre and cover come back for many
+	// tracks: one string each, not one per row (a large catalog read
+	// whole held them hundreds of thousands of times).
+	in := interner{}
 	for rows.Next() {
 		var t library.Track
 		var mtime, dur int64
@@ -313,7 +434,7 @@ func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) 
 		var added int64
 		if err := rows.Scan(&t.Path, &t.ContentID, &t.Size, &mtime, &t.Format, &t.Title, &artists, &t.Album,
 			&t.AlbumArtist, &t.TrackNo, &t.DiscNo, &t.Year, &t.Genre, &dur, &t.Cover, &tg, &tp, &ag, &ap, &added); err != nil {
-			return nil, fmt.Errorf("storage: read tracks: %w", err)
+			return fmt.Errorf("storage: read tracks: %w", err)
 		}
 		t.Gain = gainOf(tg, tp, ag, ap)
 		t.ModTime = time.Unix(0, mtime)
@@ -322,17 +443,53 @@ func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) 
 		}
 		t.Duration = time.Duration(dur)
 		if err := json.Unmarshal([]byte(artists), &t.Artists); err != nil {
-			return nil, fmt.Errorf("storage: read track %s artists: %w", t.Path, err)
+			return fmt.Errorf("storage: read track %s artists: %w", t.Path, err)
 		}
 		if len(t.Artists) == 0 {
 			t.Artists = nil
 		}
-		out = append(out, t)
+		t.Format, t.Album, t.AlbumArtist, t.Genre, t.Cover = in.get(t.Format), in.get(t.Album), in.get(t.AlbumArtist), in.get(t.Genre), in.get(t.Cover)
+		for i, a := range t.Artists {
+			t.Artists[i] = in.get(a)
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("storage: read tracks: %w", err)
+		return fmt.Errorf("storage: read tracks: %w", err)
 	}
-	return out, nil
+	return nil
+}
+
+// interner hands out one copy of each string it was given, up to a
+// bound (a query of a huge catalog of all-different names does not grow
+// a second copy of it).
+type interner map[string]string
+
+const maxInterned = 1 << 16
+
+func (in interner) get(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := in[s]; ok {
+		return v
+	}
+	if len(in) < maxInterned {
+		in[s] = s
+	}
+	return s
+}
+
+// EachTrack calls fn with the tracks of the catalog in its order (as
+// Tracks sorts them), skipping the first offset and stopping after limit
+// (limit < 0: no limit), one at a time as the database reads them: a
+// client that streams the catalog never holds it whole. An error of fn
+// stops it and is returned.
+func (s *Store) EachTrack(offset, limit int, fn func(library.Track) error) error {
+	return s.eachTrack(fn, `SELECT `+trackColumns+` FROM tracks AS t INDEXED BY tracks_order ORDER BY `+trackOrder+
+		` LIMIT ? OFFSET ?`, limit, max(offset, 0))
 }
 
 // Tracks returns the whole catalog sorted by album artist (or first
@@ -374,6 +531,35 @@ func (s *Store) TrackByContentID(id string) (library.Track, error) {
 		return library.Track{}, fmt.Errorf("%w: content id %s", ErrNotFound, id)
 	}
 	return ts[0], nil
+}
+
+// maxIDsPerQuery bounds the content ids one statement looks up.
+const maxIDsPerQuery = 500
+
+// TracksByContentIDs returns the local tracks with the content ids ids
+// that exist, by content id (the first by path when several files hold
+// the same audio): a playlist looks up its own tracks, not the catalog.
+func (s *Store) TracksByContentIDs(ids []string) (map[string]library.Track, error) {
+	out := make(map[string]library.Track, len(ids))
+	for len(ids) > 0 {
+		chunk := ids[:min(len(ids), maxIDsPerQuery)]
+		ids = ids[len(chunk):]
+		ij, err := json.Marshal(chunk)
+		if err != nil {
+			return nil, err
+		}
+		ts, err := s.queryTracks(`SELECT `+trackColumns+` FROM tracks AS t
+WHERE t.content_id IN (SELECT value FROM json_each(?)) ORDER BY t.path`, string(ij))
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range ts {
+			if _, dup := out[t.ContentID]; !dup {
+				out[t.ContentID] = t
+			}
+		}
+	}
+	return out, nil
 }
 
 // AlbumCoverTrack returns the track whose cover art stands for the album
@@ -468,6 +654,34 @@ func (s *Store) FileStamps() (map[string]FileStamp, error) {
 	return out, nil
 }
 
+// FileStates is what a rescan compares against the disk, by path: for
+// tracks their size, modification time, content id and cover reference;
+// for rejected files their size and modification time. It reads only
+// those columns, not the whole catalog.
+func (s *Store) FileStates() (map[string]library.FileState, error) {
+	rows, err := s.db.Query(`SELECT path, size, mtime_ns, content_id, cover FROM tracks
+UNION ALL SELECT path, size, mtime_ns, '', '' FROM rejected_files WHERE path NOT IN (SELECT path FROM tracks)`)
+	if err != nil {
+		return nil, fmt.Errorf("storage: read file states: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]library.FileState)
+	for rows.Next() {
+		var p string
+		var st library.FileState
+		var mtime int64
+		if err := rows.Scan(&p, &st.Size, &mtime, &st.ContentID, &st.Cover); err != nil {
+			return nil, fmt.Errorf("storage: read file states: %w", err)
+		}
+		st.ModTime = time.Unix(0, mtime)
+		out[p] = st
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: read file states: %w", err)
+	}
+	return out, nil
+}
+
 // PutRejectedFiles remembers files the scanner could not use, replacing any
 // track at the same paths, in one transaction.
 func (s *Store) PutRejectedFiles(files []RejectedFile) error {
@@ -487,6 +701,9 @@ func (s *Store) PutRejectedFiles(files []RejectedFile) error {
 	}
 	return s.write(func(tx *sql.Tx) error {
 		for _, f := range files {
+			if err := unindexWhere(tx, `path = ?`, f.Path); err != nil {
+				return fmt.Errorf("storage: reject %s: %w", f.Path, err)
+			}
 			if _, err := tx.Exec(`DELETE FROM tracks WHERE path = ?`, f.Path); err != nil {
 				return fmt.Errorf("storage: reject %s: %w", f.Path, err)
 			}

@@ -226,6 +226,76 @@ func TestTrackLimits(t *testing.T) {
 	}
 }
 
+// TracksByContentIDs finds the tracks of any number of content ids (more
+// than one statement looks up), the first file by path for audio held by
+// two, and nothing for unknown ids; TrackByPath finds a file by its path.
+func TestTracksByContentIDsAndPath(t *testing.T) {
+	s, _ := openTemp(t)
+	var ts []library.Track
+	var ids []string
+	for i := range 1200 {
+		id := fmt.Sprintf("b3:%04d", i)
+		ts = append(ts, library.Track{Path: fmt.Sprintf("/m/%04d.flac", i), ContentID: id, Format: "flac", Title: id})
+		ids = append(ids, id)
+	}
+	ts = append(ts, library.Track{Path: "/m/0000-copy.flac", ContentID: "b3:0007", Format: "flac", Title: "copy"},
+		library.Track{Path: "/a/first.flac", ContentID: "b3:0007", Format: "flac", Title: "first"})
+	if err := s.PutTracks(ts); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.TracksByContentIDs(append(ids, "b3:unknown"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1200 || got["b3:1199"].Path != "/m/1199.flac" || got["b3:0007"].Path != "/a/first.flac" {
+		t.Fatalf("%d tracks; b3:1199 at %q, b3:0007 at %q", len(got), got["b3:1199"].Path, got["b3:0007"].Path)
+	}
+	if tr, err := s.TrackByPath("/m/0000-copy.flac"); err != nil || tr.Title != "copy" {
+		t.Fatalf("TrackByPath: %+v, %v", tr, err)
+	}
+	if _, err := s.TrackByPath("/m/none.flac"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("TrackByPath of an unknown file: %v, want ErrNotFound", err)
+	}
+}
+
+// EachTrack goes through the catalog in Tracks' order, a window of it with
+// offset and limit, and stops at the first error of its function.
+func TestEachTrackPagesTheCatalog(t *testing.T) {
+	s, _ := openTemp(t)
+	if err := s.PutTracks(manyTracks(150)); err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.Tracks()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := func(off, lim int) []string {
+		var out []string
+		if err := s.EachTrack(off, lim, func(tr library.Track) error { out = append(out, tr.Path); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var want []string
+	for _, tr := range all {
+		want = append(want, tr.Path)
+	}
+	if got := page(0, -1); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the whole catalog: %d tracks, differs from Tracks (%d)", len(got), len(want))
+	}
+	if got := page(40, 25); !reflect.DeepEqual(got, want[40:65]) {
+		t.Fatalf("offset 40 limit 25: %v", got)
+	}
+	if got := page(140, 100); !reflect.DeepEqual(got, want[140:]) {
+		t.Fatalf("past the end: %d tracks", len(got))
+	}
+	stop := errors.New("enough")
+	n := 0
+	if err := s.EachTrack(0, -1, func(library.Track) error { n++; return map[bool]error{true: stop}[n == 3] }); !errors.Is(err, stop) || n != 3 {
+		t.Fatalf("stopped with %v after %d tracks, want the function's error after 3", err, n)
+	}
+}
+
 // An album's cover is found through the album, never through a content id
 // another album shares: a folder picture first, else a picture in the
 // first track's tags; an album without art has none.

@@ -233,11 +233,12 @@ func (c *catalog) coverKey(contentID, album string) string {
 	return contentID
 }
 
-// search returns the tracks whose title, artists or album contain every
-// word of q, ignoring case and accents the way storage search does
-// (library.QueryTerms and library.Matches over library.SearchText: "ros"
-// finds "Sigur Rós", "agaetis" finds "Ágætis"), in catalog order, at most
-// limit of them. A query of only spaces is no query.
+// search returns the tracks with a word starting with every word of q
+// (library.QueryTerms and library.Matches over library.SearchText,
+// ignoring case and accents: "ros" finds "Sigur Rós", "agaetis" finds
+// "Ágætis"): the semantics of storage's search and so of `ctl search`. In
+// catalog order, at most limit of them. A query of only spaces is no
+// query.
 func (c *catalog) search(q string, limit int) []*library.Track {
 	terms := library.QueryTerms(q)
 	if len(terms) == 0 {

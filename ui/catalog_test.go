@@ -52,7 +52,7 @@ func TestSearchIgnoresCaseAndAccents(t *testing.T) {
 			t.Errorf("search(%q) = %q, want %q", tc.query, got, tc.want)
 		}
 	}
-	if got := c.search("a", 2); len(got) != 2 {
+	if got := c.search("s", 2); len(got) != 2 {
 		t.Errorf("limit 2 gave %d results", len(got))
 	}
 }

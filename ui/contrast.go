@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 )
@@ -96,27 +95,79 @@ func luminance(c color.NRGBA) float64 {
 	return 0.2126*lin(c.R) + 0.7152*lin(c.G) + 0.0722*lin(c.B)
 }
 
-// secondaryTheme is the app's theme with the low-importance text colour
-// replaced by the secondary text colour; secondary wraps labels in it.
-type secondaryTheme struct{}
+// subtle is a Label drawn in the secondary text colour ("2 albums · 4
+// tracks", the artist under an album, hints): a Label of LowImportance
+// whose text takes colorNameSecondary instead of Fyne's faint
+// ColorNameDisabled. It is not a container.ThemeOverride: every override
+// is a theme scope of its own, for which Fyne loads and keeps the fonts
+// again (about 10 MB each time, and a new scope at every refresh of the
+// override), which made the window's memory grow without bound.
+type subtle struct{ widget.Label }
 
-func (secondaryTheme) base() fyne.Theme { return fyne.CurrentApp().Settings().Theme() }
-
-func (t secondaryTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
-	if n == theme.ColorNameDisabled {
-		return secondaryColor(t.base(), v)
-	}
-	return t.base().Color(n, v)
+func newSubtle(text string) *subtle {
+	return newSubtleWithStyle(text, fyne.TextAlignLeading, fyne.TextStyle{})
 }
 
-func (t secondaryTheme) Font(s fyne.TextStyle) fyne.Resource     { return t.base().Font(s) }
-func (t secondaryTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.base().Icon(n) }
-func (t secondaryTheme) Size(n fyne.ThemeSizeName) float32       { return t.base().Size(n) }
+func newSubtleWithStyle(text string, align fyne.TextAlign, style fyne.TextStyle) *subtle {
+	l := &subtle{}
+	l.Text, l.Alignment, l.TextStyle, l.Importance = text, align, style, widget.LowImportance
+	l.ExtendBaseWidget(l)
+	return l
+}
 
-// secondary shows l as secondary text: low importance, in the readable
-// secondary colour. Put only labels in it: a disabled button inside would
-// look enabled. The returned object's Content is l.
-func secondary(l *widget.Label) *container.ThemeOverride {
-	l.Importance = widget.LowImportance
-	return container.NewThemeOverride(l, secondaryTheme{})
+// CreateRenderer is the Label's, recolouring its text on every refresh
+// (the Label sets the colour of its importance first).
+func (l *subtle) CreateRenderer() fyne.WidgetRenderer {
+	r := l.Label.CreateRenderer()
+	sr := &subtleRenderer{WidgetRenderer: r}
+	for _, o := range r.Objects() {
+		if rt, ok := o.(*widget.RichText); ok {
+			sr.rt = rt
+		}
+	}
+	sr.recolour()
+	return sr
+}
+
+type subtleRenderer struct {
+	fyne.WidgetRenderer
+	rt *widget.RichText
+}
+
+func (r *subtleRenderer) recolour() {
+	if r.rt == nil {
+		return
+	}
+	for _, seg := range r.rt.Segments {
+		if t, ok := seg.(*widget.TextSegment); ok {
+			t.Style.ColorName = colorNameSecondary
+		}
+	}
+}
+
+func (r *subtleRenderer) Refresh() {
+	r.recolour()
+	r.WidgetRenderer.Refresh()
+}
+
+// appTheme is the window's theme: Fyne's, knowing colorNameSecondary too
+// (subtle labels and cells draw secondary text in it).
+type appTheme struct{ base fyne.Theme }
+
+func (t appTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
+	if n == colorNameSecondary {
+		return secondaryColor(t.base, v)
+	}
+	return t.base.Color(n, v)
+}
+
+func (t appTheme) Font(s fyne.TextStyle) fyne.Resource     { return t.base.Font(s) }
+func (t appTheme) Icon(n fyne.ThemeIconName) fyne.Resource { return t.base.Icon(n) }
+func (t appTheme) Size(n fyne.ThemeSizeName) float32       { return t.base.Size(n) }
+
+// useAppTheme makes appTheme the theme of fa, over the one it has.
+func useAppTheme(fa fyne.App) {
+	if _, ok := fa.Settings().Theme().(appTheme); !ok {
+		fa.Settings().SetTheme(appTheme{base: fa.Settings().Theme()})
+	}
 }

@@ -8,6 +8,7 @@ import (
 	_ "image/gif"  // cover art decoders
 	_ "image/jpeg" // cover art decoders
 	_ "image/png"  // cover art decoders
+	"slices"
 	"strings"
 	"sync"
 
@@ -17,28 +18,35 @@ import (
 	"github.com/furudesk/furudesk/library"
 )
 
-// Limits of the cover cache: covers are decoded and shrunk off the UI
-// goroutine, at most coverWorkers at a time; only the newest
-// coverQueueMax requests wait (a fast scroll drops the ones scrolled past).
+// Limits of the cover cache. Covers are decoded and shrunk to thumbnails
+// (coverMaxPixels a side: the album grid's cards are 164 points, the
+// now-playing cover smaller) off the UI goroutine, at most coverWorkers at
+// a time; only the newest coverQueueMax requests wait, and a request no
+// card wants any more (scrolled away) is dropped from the queue. The
+// decoded thumbnails kept take at most coverCacheBytes (about 400 covers
+// of 192×192), the least recently used going first.
 const (
-	coverMaxPixels = 256
-	coverWorkers   = 2
-	coverQueueMax  = 64
-	coverCacheMax  = 300
+	coverMaxPixels  = 192
+	coverWorkers    = 2
+	coverQueueMax   = 64
+	coverCacheBytes = 16 << 20
 )
 
 // coverCache loads album art lazily through Backend.Cover and keeps the
-// most recently used coverCacheMax decoded images (a nil image records
-// "no cover", so the backend is asked once). Its maps are touched only on
-// the UI goroutine; the request queue is shared with the workers.
+// most recently used thumbnails (a nil image records "no cover", so the
+// backend is asked once). Its maps are touched only on the UI goroutine;
+// the request queue is shared with the workers.
 type coverCache struct {
 	b     Backend
 	spawn func(func())
-	max   int
+	max   int // bytes of thumbnails kept
 
-	lru     *list.List // of *coverEntry, most recent first
+	lru     *list.List // of *coverEntry, most recently asked for first
 	entries map[string]*list.Element
-	waiting map[string][]func(image.Image)
+	bytes   int
+	waiting map[string][]*coverWaiter
+	asked   map[string]uint64 // when a cover still loading was last asked for
+	seq     uint64
 
 	mu      sync.Mutex
 	queue   []string // LIFO: the newest request is what the user looks at
@@ -46,40 +54,91 @@ type coverCache struct {
 }
 
 type coverEntry struct {
-	id  string
-	img image.Image
+	id    string
+	img   image.Image
+	bytes int
+	seq   uint64 // when it was last asked for
 }
 
-func newCoverCache(b Backend, spawn func(func()), max int) *coverCache {
-	return &coverCache{b: b, spawn: spawn, max: max, lru: list.New(),
-		entries: map[string]*list.Element{}, waiting: map[string][]func(image.Image){}}
+// coverWaiter is one request for a cover that is not loaded yet.
+type coverWaiter struct{ done func(image.Image) }
+
+func newCoverCache(b Backend, spawn func(func()), maxBytes int) *coverCache {
+	return &coverCache{b: b, spawn: spawn, max: maxBytes, lru: list.New(),
+		entries: map[string]*list.Element{}, waiting: map[string][]*coverWaiter{}, asked: map[string]uint64{}}
 }
 
 // get returns the cover of contentID (or of an album: a library.AlbumID)
 // if it is cached. Otherwise it queues a
 // load and calls done (on the UI goroutine) when a cover arrives; done is
-// not called when there is none.
-func (c *coverCache) get(contentID string, done func(image.Image)) (image.Image, bool) {
+// not called when there is none, nor after cancel, which the caller calls
+// when it no longer wants it (a card bound to another album): a load
+// nobody waits for any more leaves the queue.
+func (c *coverCache) get(contentID string, done func(image.Image)) (img image.Image, ok bool, cancel func()) {
+	cancel = func() {}
 	if contentID == "" {
-		return nil, true
+		return nil, true, cancel
 	}
+	c.seq++
 	if el, ok := c.entries[contentID]; ok {
+		el.Value.(*coverEntry).seq = c.seq
 		c.lru.MoveToFront(el)
-		return el.Value.(*coverEntry).img, true
+		return el.Value.(*coverEntry).img, true, cancel
 	}
-	if _, ok := c.waiting[contentID]; ok {
-		if done != nil {
-			c.waiting[contentID] = append(c.waiting[contentID], done)
-		}
-		return nil, false
-	}
-	var ws []func(image.Image)
+	c.asked[contentID] = c.seq
+	var w *coverWaiter
 	if done != nil {
-		ws = append(ws, done)
+		w = &coverWaiter{done: done}
+		cancel = func() { c.cancel(contentID, w) }
+	}
+	if ws, ok := c.waiting[contentID]; ok {
+		if w != nil {
+			c.waiting[contentID] = append(ws, w)
+		}
+		return nil, false, cancel
+	}
+	var ws []*coverWaiter
+	if w != nil {
+		ws = append(ws, w)
 	}
 	c.waiting[contentID] = ws
 	c.enqueue(contentID)
-	return nil, false
+	return nil, false, cancel
+}
+
+// cancel takes w off contentID's waiters; with none left the load leaves
+// the queue (unless a worker took it already).
+func (c *coverCache) cancel(contentID string, w *coverWaiter) {
+	ws, ok := c.waiting[contentID]
+	if !ok {
+		return
+	}
+	i := slices.Index(ws, w)
+	if i < 0 {
+		return // loaded already, or dropped from the queue
+	}
+	ws = slices.Delete(ws, i, i+1)
+	if len(ws) > 0 {
+		c.waiting[contentID] = ws
+		return
+	}
+	delete(c.waiting, contentID)
+	delete(c.asked, contentID)
+	c.mu.Lock()
+	for i := len(c.queue) - 1; i >= 0; i-- {
+		if c.queue[i] == contentID {
+			c.queue = append(c.queue[:i], c.queue[i+1:]...)
+			break
+		}
+	}
+	c.mu.Unlock()
+}
+
+// queued is how many loads wait (tests).
+func (c *coverCache) queued() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue)
 }
 
 func (c *coverCache) enqueue(id string) {
@@ -97,6 +156,7 @@ func (c *coverCache) enqueue(id string) {
 	c.mu.Unlock()
 	for _, d := range dropped {
 		delete(c.waiting, d) // asked again when it scrolls back into view
+		delete(c.asked, d)
 	}
 	if start {
 		c.spawn(c.work)
@@ -127,34 +187,60 @@ func (c *coverCache) work() {
 	}
 }
 
+// imageBytes is what a thumbnail holds in memory.
+func imageBytes(img image.Image) int {
+	if img == nil {
+		return 0
+	}
+	b := img.Bounds()
+	return b.Dx() * b.Dy() * 4
+}
+
 func (c *coverCache) store(id string, img image.Image) {
-	if el, ok := c.entries[id]; ok {
-		c.lru.MoveToFront(el)
-	} else {
-		c.entries[id] = c.lru.PushFront(&coverEntry{id: id, img: img})
-		for c.lru.Len() > c.max {
+	if _, ok := c.entries[id]; !ok {
+		// In the order covers were asked for, not decoded: the workers
+		// take the newest request first, and the covers asked for
+		// earlier (scrolled past) must not push it out.
+		e := &coverEntry{id: id, img: img, bytes: imageBytes(img) + 64, seq: c.asked[id]}
+		at := c.lru.Front()
+		for at != nil && at.Value.(*coverEntry).seq > e.seq {
+			at = at.Next()
+		}
+		if at == nil {
+			c.entries[id] = c.lru.PushBack(e)
+		} else {
+			c.entries[id] = c.lru.InsertBefore(e, at)
+		}
+		c.bytes += e.bytes
+		for c.bytes > c.max && c.lru.Len() > 1 {
 			last := c.lru.Back()
 			c.lru.Remove(last)
-			delete(c.entries, last.Value.(*coverEntry).id)
+			le := last.Value.(*coverEntry)
+			delete(c.entries, le.id)
+			c.bytes -= le.bytes
 		}
 	}
 	ws := c.waiting[id]
 	delete(c.waiting, id)
+	delete(c.asked, id)
 	if img == nil {
 		return
 	}
 	for _, w := range ws {
-		w(img)
+		w.done(img)
 	}
 }
 
 // coverView shows the cover of a key (a content id or an album id) in an
 // image: a cached cover at once, else none until it has loaded, unless
-// another key was shown meanwhile.
+// another key was shown meanwhile. A view shown another key gives up the
+// cover it was waiting for: a card scrolled onto another album leaves
+// that load off the queue.
 type coverView struct {
-	img *canvas.Image
-	key string
-	set bool
+	img    *canvas.Image
+	key    string
+	set    bool
+	cancel func() // gives up the load of key, when it is still waited for
 }
 
 // show shows the cover of key from the cache c.
@@ -162,19 +248,30 @@ func (v *coverView) show(c *coverCache, key string) {
 	if v.set && key == v.key {
 		return
 	}
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
 	v.key, v.set = key, true
-	img, _ := c.get(key, func(img image.Image) {
+	img, ok, cancel := c.get(key, func(img image.Image) {
 		if v.key == key {
+			v.cancel = nil
 			v.img.Image = img
 			v.img.Refresh()
 		}
 	})
+	if !ok {
+		v.cancel = cancel
+	}
+	if v.img.Image == nil && img == nil {
+		return // nothing shown, nothing to show yet: no redraw
+	}
 	v.img.Image = img
 	v.img.Refresh()
 }
 
 // decodeCover decodes image bytes and shrinks them to at most
-// coverMaxPixels a side, so a 3000×3000 scan costs 256 KiB, not 36 MiB.
+// coverMaxPixels a side, so a 3000×3000 scan costs 144 KiB, not 36 MiB.
 // Undecodable data is no cover.
 func decodeCover(data []byte) image.Image {
 	src, _, err := image.Decode(bytes.NewReader(data))

@@ -33,9 +33,9 @@ func newDevicesPage(u *UI) *devicesPage {
 	add := widget.NewButtonWithIcon("Add a device", theme.ContentAddIcon(), u.showInvite)
 	add.Importance = widget.HighImportance
 	join := widget.NewButtonWithIcon("Join another device's group", theme.LoginIcon(), u.showJoin)
-	pairText := widget.NewLabel("Devices in one group act as one player: one of them plays, any of them controls it.")
+	pairText := newSubtle("Devices in one group act as one player: one of them plays, any of them controls it.")
 	pairText.Wrapping = fyne.TextWrapWord
-	pairing := widget.NewCard("Pair", "", container.NewVBox(secondary(pairText), container.NewHBox(add, join)))
+	pairing := widget.NewCard("Pair", "", container.NewVBox(pairText, container.NewHBox(add, join)))
 	p.reqCard = widget.NewCard("Waiting for your answer", "", p.requests)
 	p.reqCard.Hide()
 	p.view = container.NewVScroll(container.NewVBox(
@@ -112,8 +112,8 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			}
 			dot.FillColor = theme.Color(theme.ColorNameSuccess)
 		}
-		stateLabel := widget.NewLabel(state)
-		stateRow := container.NewHBox(container.NewCenter(container.New(fixedSize{fyne.NewSize(10, 10)}, dot)), secondary(stateLabel))
+		stateLabel := newSubtle(state)
+		stateRow := container.NewHBox(container.NewCenter(container.New(fixedSize{fyne.NewSize(10, 10)}, dot)), stateLabel)
 
 		actions := container.NewHBox()
 		if d.DeviceID != st.Owner {
@@ -263,12 +263,12 @@ func (u *UI) inviteDialog(inv app.Invite) {
 		copied.SetText("Copied")
 	})
 	copyBtn.Importance = widget.HighImportance
-	exp := widget.NewLabel("The code works once and expires at " + inv.Expires.Local().Format("15:04") + " (" + untilText(u.now(), inv.Expires) + ").")
+	exp := newSubtle("The code works once and expires at " + inv.Expires.Local().Format("15:04") + " (" + untilText(u.now(), inv.Expires) + ").")
 	exp.Wrapping = fyne.TextWrapWord
 	bg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
 	bg.CornerRadius = 6
 	body := container.NewVBox(intro, container.NewStack(bg, container.NewPadded(code)),
-		container.NewHBox(copyBtn, copied), secondary(exp))
+		container.NewHBox(copyBtn, copied), exp)
 	d := dialog.NewCustom("Add a device", "Done", body, u.win)
 	d.Resize(fyne.NewSize(520, 0))
 	d.Show()
@@ -286,7 +286,7 @@ func (u *UI) showJoin() {
 	msg.Hide()
 	intro := widget.NewLabel("Paste the invite code shown by “Add a device” on the other device.")
 	intro.Wrapping = fyne.TextWrapWord
-	mine := widget.NewLabel("The other device will show this device's request with its key fingerprint: " +
+	mine := newSubtle("The other device will show this device's request with its key fingerprint: " +
 		orUnknown(u.st.Fingerprint, "unknown") + ". Its user should accept only if it is this one.")
 	mine.Wrapping = fyne.TextWrapWord
 	var d *dialog.CustomDialog
@@ -318,7 +318,7 @@ func (u *UI) showJoin() {
 	})
 	join.Importance = widget.HighImportance
 	cancel := widget.NewButton("Cancel", func() { d.Hide() })
-	body := container.NewVBox(intro, entry, secondary(mine), msg)
+	body := container.NewVBox(intro, entry, mine, msg)
 	d = dialog.NewCustomWithoutButtons("Join another device's group", body, u.win)
 	d.SetButtons([]fyne.CanvasObject{cancel, join})
 	d.Resize(fyne.NewSize(520, 0))

@@ -187,3 +187,16 @@ type (
 	widgetLabel  = widget.Label
 	widgetEntry  = widget.Entry
 )
+
+// labelsWith returns the visible labels (plain or subtle) under root whose
+// text satisfies ok.
+func labelsWith(root fyne.CanvasObject, ok func(string) bool) []string {
+	var out []string
+	for _, l := range find(root, func(l *widget.Label) bool { return ok(l.Text) }) {
+		out = append(out, l.Text)
+	}
+	for _, l := range find(root, func(l *subtle) bool { return ok(l.Text) }) {
+		out = append(out, l.Text)
+	}
+	return out
+}

@@ -23,13 +23,13 @@ func (u *UI) emptyLibrary() fyne.CanvasObject {
 	icon := widget.NewIcon(theme.MediaMusicIcon())
 	title := widget.NewLabelWithStyle("Your library is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
-	text := widget.NewLabelWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
+	text := newSubtleWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
 	add := widget.NewButtonWithIcon("Add a music folder", theme.FolderOpenIcon(), u.pickFolder)
 	add.Importance = widget.HighImportance
 	demo := widget.NewButtonWithIcon("Try demo tracks", theme.MediaPlayIcon(), u.tryDemo)
 	return container.NewCenter(container.NewVBox(
 		container.NewCenter(container.New(fixedSize{fyne.NewSize(72, 72)}, icon)),
-		title, secondary(text), container.NewCenter(container.NewHBox(add, demo))))
+		title, text, container.NewCenter(container.NewHBox(add, demo))))
 }
 
 // pickFolder asks for a music folder and adds it to the library.
@@ -88,16 +88,16 @@ type tracksPage struct {
 	u       *UI
 	list    *trackList
 	empty   fyne.CanvasObject
-	noMatch *widget.Label
+	noMatch *subtle
 	loading fyne.CanvasObject
 	view    *fyne.Container
 }
 
 func newTracksPage(u *UI) *tracksPage {
 	p := &tracksPage{u: u, list: u.libraryList("tracks"), empty: u.emptyLibrary()}
-	p.noMatch = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	p.noMatch = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
-	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(secondary(p.noMatch)), p.loading)
+	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(p.noMatch), p.loading)
 	p.refresh()
 	return p
 }
@@ -155,12 +155,13 @@ func (u *UI) playRows(tl *trackList, rows []int) {
 // artistsPage lists artists on the left and the chosen artist's tracks on
 // the right.
 type artistsPage struct {
-	u       *UI
-	artists []*artistEntry
-	list    *widget.List
-	tracks  *trackList
-	empty   fyne.CanvasObject
-	view    *fyne.Container
+	u        *UI
+	selected string // the chosen artist's name, kept when the catalog is read again
+	artists  []*artistEntry
+	list     *widget.List
+	tracks   *trackList
+	empty    fyne.CanvasObject
+	view     *fyne.Container
 }
 
 func newArtistsPage(u *UI) *artistsPage {
@@ -170,20 +171,21 @@ func newArtistsPage(u *UI) *artistsPage {
 		func() fyne.CanvasObject {
 			name := widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 			name.Truncation = fyne.TextTruncateEllipsis
-			info := widget.NewLabel("")
+			info := newSubtle("")
 			info.SizeName = theme.SizeNameCaptionText
 			return container.NewBorder(nil, nil, container.NewPadded(widget.NewIcon(iconArtists)), nil,
-				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, secondary(info)))
+				container.New(layout.NewCustomPaddedVBoxLayout(-12), name, info))
 		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			a := p.artists[id]
 			box := o.(*fyne.Container).Objects[0].(*fyne.Container)
 			box.Objects[0].(*widget.Label).SetText(a.name)
-			box.Objects[1].(*container.ThemeOverride).Content.(*widget.Label).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
+			box.Objects[1].(*subtle).SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
 		})
 	p.list.HideSeparators = true
 	p.list.OnSelected = func(id widget.ListItemID) {
 		if id < len(p.artists) {
+			p.selected = p.artists[id].name
 			p.tracks.set(p.artists[id].tracks)
 		}
 	}
@@ -194,13 +196,22 @@ func newArtistsPage(u *UI) *artistsPage {
 	return p
 }
 
+// setCatalog shows c's artists, the one chosen before still chosen (a
+// scan reads the catalog again every few seconds).
 func (p *artistsPage) setCatalog(c *catalog) {
 	p.artists = c.artists
+	keep := 0
+	for i, a := range p.artists {
+		if p.selected != "" && a.name == p.selected {
+			keep = i
+			break
+		}
+	}
 	p.list.UnselectAll()
 	p.list.Refresh()
 	p.tracks.set(nil)
 	if len(p.artists) > 0 {
-		p.list.Select(0)
+		p.list.Select(keep)
 	}
 	if len(c.tracks) == 0 {
 		p.empty.Show()
@@ -219,13 +230,14 @@ type albumsPage struct {
 	open   *albumEntry
 	tracks *trackList
 
-	detail                 fyne.CanvasObject
-	dCover                 *canvas.Image
-	dCoverV                coverView
-	dTitle, dArtist, dInfo *widget.Label
-	order                  *widget.Select // the grid's order
-	orderBy                string
-	view                   *fyne.Container
+	detail          fyne.CanvasObject
+	dCover          *canvas.Image
+	dCoverV         coverView
+	dTitle, dArtist *widget.Label
+	dInfo           *subtle
+	order           *widget.Select // the grid's order
+	orderBy         string
+	view            *fyne.Container
 }
 
 // albumOrders are the grid's orders as the user picks them.
@@ -259,7 +271,7 @@ func newAlbumsPage(u *UI) *albumsPage {
 	p.dTitle.SizeName = theme.SizeNameHeadingText
 	p.dTitle.Truncation = fyne.TextTruncateEllipsis
 	p.dArtist = widget.NewLabel("")
-	p.dInfo = widget.NewLabel("")
+	p.dInfo = newSubtle("")
 	play := widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() {
 		if p.open != nil {
 			u.playTracks(p.open.tracks, 0)
@@ -273,7 +285,7 @@ func newAlbumsPage(u *UI) *albumsPage {
 	})
 	back := widget.NewButtonWithIcon("All albums", theme.NavigateBackIcon(), p.closeAlbum)
 	back.Importance = widget.LowImportance
-	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, secondary(p.dInfo), container.NewHBox(play, queue), layout.NewSpacer())
+	info := container.NewVBox(layout.NewSpacer(), p.dTitle, p.dArtist, p.dInfo, container.NewHBox(play, queue), layout.NewSpacer())
 	head := container.NewBorder(container.NewHBox(back), nil, coverBox, nil, info)
 	p.detail = container.NewBorder(container.NewVBox(head, widget.NewSeparator()), nil, nil, nil, p.tracks.view)
 	p.detail.Hide()
@@ -301,18 +313,34 @@ func newAlbumsPage(u *UI) *albumsPage {
 			p.order.Selected = o.label
 		}
 	}
-	sortLabel := widget.NewLabel("Sort by")
-	p.gridV = container.NewBorder(container.NewHBox(layout.NewSpacer(), secondary(sortLabel), p.order), nil, nil, nil, p.grid)
+	sortLabel := newSubtle("Sort by")
+	p.gridV = container.NewBorder(container.NewHBox(layout.NewSpacer(), sortLabel, p.order), nil, nil, nil, p.grid)
 	p.view = container.NewStack(p.gridV, p.detail, p.empty)
 	p.empty.Hide()
 	return p
 }
 
+// setCatalog shows c's albums; an album open stays open when c still has
+// it (a scan reads the catalog again every few seconds).
 func (p *albumsPage) setCatalog(c *catalog) {
+	// Sorted as chosen, where the grid was scrolled to: a scan reads the
+	// catalog again every few seconds.
 	p.albums = slices.Clone(c.albums)
-	p.sortGrid()
-	if p.open != nil {
-		p.closeAlbum()
+	sortAlbums(p.albums, p.orderBy)
+	p.grid.Refresh()
+	if o := p.open; o != nil {
+		var again *albumEntry
+		for _, a := range c.albums {
+			if a.title == o.title && a.artist == o.artist {
+				again = a
+				break
+			}
+		}
+		if again != nil {
+			p.openAlbum(again)
+		} else {
+			p.closeAlbum()
+		}
 	}
 	if len(c.tracks) == 0 {
 		p.empty.Show()
@@ -359,13 +387,14 @@ func (p *albumsPage) closeAlbum() {
 // albumCard is one album of the grid: cover, title, artist.
 type albumCard struct {
 	widget.BaseWidget
-	p             *albumsPage
-	id            int
-	album         *albumEntry
-	cover         *canvas.Image
-	coverV        coverView
-	title, artist *widget.Label
-	hover         *canvas.Rectangle
+	p      *albumsPage
+	id     int
+	album  *albumEntry
+	cover  *canvas.Image
+	coverV coverView
+	title  *widget.Label
+	artist *subtle
+	hover  *canvas.Rectangle
 }
 
 func newAlbumCard(p *albumsPage) *albumCard {
@@ -376,7 +405,7 @@ func newAlbumCard(p *albumsPage) *albumCard {
 	c.cover.CornerRadius = 6
 	c.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	c.title.Truncation = fyne.TextTruncateEllipsis
-	c.artist = widget.NewLabel("")
+	c.artist = newSubtle("")
 	c.artist.Truncation = fyne.TextTruncateEllipsis
 	c.ExtendBaseWidget(c)
 	return c
@@ -390,7 +419,7 @@ func (c *albumCard) CreateRenderer() fyne.WidgetRenderer {
 	c.hover = canvas.NewRectangle(theme.Color(theme.ColorNameHover))
 	c.hover.CornerRadius = 6
 	c.hover.Hide()
-	return widget.NewSimpleRenderer(container.NewStack(c.hover, container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, secondary(c.artist))))
+	return widget.NewSimpleRenderer(container.NewStack(c.hover, container.New(layout.NewCustomPaddedVBoxLayout(-8), art, c.title, c.artist)))
 }
 
 // MouseIn highlights the card and names the album in full.

@@ -206,9 +206,9 @@ func (n *noticeBar) showProblems() {
 		p := n.problems[i]
 		l := widget.NewLabel(p.text)
 		l.Wrapping = fyne.TextWrapWord
-		when := widget.NewLabel(agoText(p.at, n.u.now()))
+		when := newSubtle(agoText(p.at, n.u.now()))
 		when.SizeName = theme.SizeNameCaptionText
-		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), l, secondary(when)))
+		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), l, when))
 	}
 	title := widget.NewLabelWithStyle("Problems", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	clearAll := widget.NewButton("Clear all", func() {

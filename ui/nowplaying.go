@@ -24,14 +24,15 @@ type nowPlaying struct {
 	u    *UI
 	view fyne.CanvasObject
 
-	cover      *canvas.Image
-	coverV     coverView
-	title, sub *widget.Label
-	heart      *widget.Button // likes or unlikes the current track
+	cover  *canvas.Image
+	coverV coverView
+	title  *widget.Label
+	sub    *subtle
+	heart  *widget.Button // likes or unlikes the current track
 
 	shuffle, prev, play, next, repeat *widget.Button
 	seek                              *widget.Slider
-	elapsed, total                    *widget.Label
+	elapsed, total                    *subtle
 	dragging                          bool
 
 	device  *widget.Button
@@ -54,7 +55,7 @@ func newNowPlaying(u *UI) *nowPlaying {
 
 	n.title = widget.NewLabelWithStyle("Nothing playing", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	n.title.Truncation = fyne.TextTruncateEllipsis
-	n.sub = widget.NewLabel("Pick something from your library")
+	n.sub = newSubtle("Pick something from your library")
 	n.sub.Truncation = fyne.TextTruncateEllipsis
 	heart := u.newTipButton("", iconHeartOutline, "Like", u.toggleLikeCurrent)
 	n.heart = &heart.Button
@@ -62,7 +63,7 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.heart.Hide()
 	// The cover and the title open the now-playing view.
 	open := newTapArea(u, container.NewBorder(nil, nil, coverBox, nil,
-		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, secondary(n.sub)), layout.NewSpacer())),
+		container.NewVBox(layout.NewSpacer(), container.New(layout.NewCustomPaddedVBoxLayout(-14), n.title, n.sub), layout.NewSpacer())),
 		func() string {
 			if u.st.Track == nil {
 				return ""
@@ -101,11 +102,11 @@ func newNowPlaying(u *UI) *nowPlaying {
 		u.seekTo(time.Duration(v * float64(time.Second)))
 		u.win.Canvas().Unfocus() // keep space and arrows for the player
 	}
-	n.elapsed = widget.NewLabel("0:00")
-	n.total = widget.NewLabel("0:00")
-	timeBox := func(l *widget.Label, a fyne.TextAlign) fyne.CanvasObject {
+	n.elapsed = newSubtle("0:00")
+	n.total = newSubtle("0:00")
+	timeBox := func(l *subtle, a fyne.TextAlign) fyne.CanvasObject {
 		l.Alignment = a
-		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, secondary(l))
+		return container.New(fixedSize{fyne.NewSize(56, l.MinSize().Height)}, l)
 	}
 	seekRow := container.NewBorder(nil, nil, timeBox(n.elapsed, fyne.TextAlignTrailing), timeBox(n.total, fyne.TextAlignLeading), n.seek)
 	center := container.NewVBox(transport, seekRow)
@@ -142,20 +143,20 @@ func nextRepeat(mode string) string {
 func (n *nowPlaying) update(st app.Status, first bool) {
 	t := st.Track
 	if t == nil {
-		n.title.SetText("Nothing playing")
-		n.sub.SetText("Pick something from your library")
+		setText(n.title, "Nothing playing")
+		setText(&n.sub.Label, "Pick something from your library")
 		n.setCover("")
 	} else {
 		title := t.Title
 		if title == "" {
 			title = "Untitled"
 		}
-		n.title.SetText(title)
+		setText(n.title, title)
 		sub := joinArtists(t.Artists)
 		if t.Album != "" {
 			sub += " — " + t.Album
 		}
-		n.sub.SetText(sub)
+		setText(&n.sub.Label, sub)
 		n.setCover(n.u.cat.coverKey(t.ContentID, t.Album))
 	}
 	n.showLiked(st)
@@ -254,22 +255,19 @@ func (n *nowPlaying) setCover(key string) {
 func (n *nowPlaying) showPosition() {
 	st := n.u.st
 	if st.Track == nil {
-		n.seek.Max, n.seek.Value = 1, 0
-		n.seek.Refresh()
-		n.elapsed.SetText("0:00")
-		n.total.SetText("0:00")
+		setSlider(n.seek, 0, 1)
+		setText(&n.elapsed.Label, "0:00")
+		setText(&n.total.Label, "0:00")
 		return
 	}
 	total := time.Duration(st.Track.DurationMS) * time.Millisecond
-	n.total.SetText(formatDuration(total))
+	setText(&n.total.Label, formatDuration(total))
 	if n.dragging {
 		return
 	}
 	pos := n.u.position()
-	n.elapsed.SetText(formatDuration(pos))
-	n.seek.Max = max(total.Seconds(), 1)
-	n.seek.Value = pos.Seconds()
-	n.seek.Refresh()
+	setText(&n.elapsed.Label, formatDuration(pos))
+	setSlider(n.seek, pos.Seconds(), max(total.Seconds(), 1))
 }
 
 // setVolume sends the newest volume the user asked for; values superseded
@@ -367,7 +365,7 @@ func newBanner(u *UI) *banner {
 func (b *banner) update(st app.Status) {
 	remote := st.Owner != "" && st.Owner != st.DeviceID
 	if remote {
-		b.label.SetText(bannerText(st))
+		setText(b.label, bannerText(st))
 	}
 	if remote != b.view.Visible() {
 		b.view.Hidden = !remote
@@ -432,14 +430,16 @@ func (s *scanView) update(sc app.ScanStatus) {
 		s.view.Show()
 		s.details.Hide()
 		if sc.Found > 0 {
-			s.label.SetText("Scanning your music… " + itoa(sc.Done) + " of " + itoa(sc.Found))
+			setText(s.label, "Scanning your music… "+itoa(sc.Done)+" of "+itoa(sc.Found))
 			s.inf.Stop()
 			s.inf.Hide()
 			s.bar.Show()
-			s.bar.Max = float64(sc.Found)
-			s.bar.SetValue(float64(sc.Done))
+			if s.bar.Max != float64(sc.Found) || s.bar.Value != float64(sc.Done) {
+				s.bar.Max = float64(sc.Found)
+				s.bar.SetValue(float64(sc.Done))
+			}
 		} else {
-			s.label.SetText("Looking for music…")
+			setText(s.label, "Looking for music…")
 			s.bar.Hide()
 			s.inf.Show()
 			if !s.inf.Running() {
@@ -451,7 +451,7 @@ func (s *scanView) update(sc app.ScanStatus) {
 		s.inf.Stop()
 		s.inf.Hide()
 		s.bar.Hide()
-		s.label.SetText(scanFailedText(sc))
+		setText(s.label, scanFailedText(sc))
 		if len(sc.Failed) > 0 {
 			s.details.Show()
 		} else {
@@ -498,14 +498,13 @@ func (s *scanView) showDetails() {
 		name.Wrapping = fyne.TextWrapBreak
 		reason := widget.NewLabel(userSentence(shorten(f.Reason, maxScanDetail)))
 		reason.Wrapping = fyne.TextWrapWord
-		where := widget.NewLabel(shorten(f.Path, maxScanDetail))
+		where := newSubtle(shorten(f.Path, maxScanDetail))
 		where.Wrapping = fyne.TextWrapBreak
 		where.SizeName = theme.SizeNameCaptionText
-		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, secondary(where)))
+		box.Add(container.New(layout.NewCustomPaddedVBoxLayout(-10), name, reason, where))
 	}
 	if more := max(sc.Errors, len(sc.Failed)) - len(sc.Failed); more > 0 {
-		l := widget.NewLabel("…and " + plural(more, "more file", "more files") + ".")
-		box.Add(secondary(l))
+		box.Add(newSubtle("…and " + plural(more, "more file", "more files") + "."))
 	}
 	d := dialog.NewCustom("Files that could not be read", "Close", container.NewVScroll(box), s.u.win)
 	d.Resize(fyne.NewSize(520, 420))

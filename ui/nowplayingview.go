@@ -26,7 +26,7 @@ type nowPlayingView struct {
 	title   *widget.Label
 	artists *fyne.Container // a link per artist
 	album   *widget.Hyperlink
-	info    *widget.Label
+	info    *subtle
 	device  *widget.Label
 	next    *trackList
 	nextIdx []int
@@ -50,7 +50,7 @@ func newNowPlayingView(u *UI) *nowPlayingView {
 	v.artists = container.NewHBox()
 	v.album = widget.NewHyperlink("", nil)
 	v.album.OnTapped = v.openAlbum
-	v.info = widget.NewLabel("")
+	v.info = newSubtle("")
 	v.device = widget.NewLabel("")
 	v.device.Importance = widget.HighImportance
 	back := widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), u.closeNowPlaying)
@@ -73,15 +73,15 @@ func newNowPlayingView(u *UI) *nowPlayingView {
 		current: func(int) bool { return false },
 	})
 	v.next = tl
-	upNext := widget.NewLabelWithStyle("UP NEXT", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	upNext := newSubtleWithStyle("UP NEXT", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	upNext.SizeName = theme.SizeNameCaptionText
 	v.nothing = widget.NewLabel("Nothing is playing. Pick something in your library.")
 	v.nothing.Hide()
 
-	text := container.NewVBox(v.title, v.artists, v.album, secondary(v.info), v.device)
+	text := container.NewVBox(v.title, v.artists, v.album, v.info, v.device)
 	head := container.NewBorder(nil, nil, nil, nil, text)
 	right := container.NewBorder(container.NewVBox(head, widget.NewSeparator(),
-		container.NewBorder(nil, nil, secondary(upNext), queue)), nil, nil, nil, tl.view)
+		container.NewBorder(nil, nil, upNext, queue)), nil, nil, nil, tl.view)
 	body := container.New(&nowLayout{}, coverBox, right)
 	v.view = container.NewBorder(container.NewHBox(back, layout.NewSpacer()), nil, nil, nil,
 		container.NewStack(body, container.NewCenter(v.nothing)))

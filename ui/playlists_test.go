@@ -73,10 +73,10 @@ func TestPlaylistsPageOpensAndPlays(t *testing.T) {
 	if p.open == nil || p.open.ID != id || len(p.entries.items) != 6 {
 		t.Fatalf("open %+v", p.open)
 	}
-	if !hasText(p.view, "Road trip") || !strings.Contains(p.info.Text, "6 tracks") || !strings.Contains(p.info.Text, "1 not on this device") {
+	if !hasText(p.view, "Road trip") || !strings.Contains(p.info.Text, "6 tracks") || !strings.Contains(p.info.Text, "1 on no device online") {
 		t.Fatalf("header %q / %q", p.title.Text, p.info.Text)
 	}
-	if r := entryRowAt(t, p.entries, 5); !strings.Contains(r.cells[colTitle].text, "(not on this device)") {
+	if r := entryRowAt(t, p.entries, 5); !strings.Contains(r.cells[colTitle].text, "(on no device online)") {
 		t.Fatalf("unavailable entry shows %q", r.cells[colTitle].text)
 	}
 	test.Tap(button(t, p.view, "Play"))

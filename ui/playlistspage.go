@@ -29,9 +29,10 @@ type playlistsPage struct {
 	want    string            // the list to open once listed (one just made)
 
 	entries           *playlistList
-	title, info       *widget.Label
+	title             *widget.Label
+	info              *subtle
 	play, queue, more *widget.Button
-	hint              *widget.Label // an empty list, or none chosen
+	hint              *subtle // an empty list, or none chosen
 	detail            *fyne.Container
 	view              fyne.CanvasObject
 	current           string // content id of the playing track
@@ -58,19 +59,19 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 	p.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	p.title.SizeName = theme.SizeNameHeadingText
 	p.title.Truncation = fyne.TextTruncateEllipsis
-	p.info = widget.NewLabel("")
+	p.info = newSubtle("")
 	p.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() { p.playOpen(0, false) })
 	p.play.Importance = widget.HighImportance
 	p.queue = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { p.playOpen(0, true) })
 	more := u.newTipButton("", theme.MoreHorizontalIcon(), "Rename, delete, export", p.showMore)
 	p.more = &more.Button
 	p.more.Importance = widget.LowImportance
-	head := container.NewVBox(p.title, secondary(p.info), container.NewHBox(p.play, p.queue, more))
+	head := container.NewVBox(p.title, p.info, container.NewHBox(p.play, p.queue, more))
 	p.entries = newPlaylistList(p)
-	p.hint = widget.NewLabelWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	p.hint = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.hint.Wrapping = fyne.TextWrapWord
 	p.detail = container.NewBorder(container.NewVBox(container.NewPadded(head), widget.NewSeparator()), nil, nil, nil,
-		container.NewStack(p.entries.view, container.NewCenter(secondary(p.hint))))
+		container.NewStack(p.entries.view, container.NewCenter(p.hint)))
 	split := container.NewHSplit(left, p.detail)
 	split.Offset = 0.3
 	p.view = split
@@ -193,12 +194,12 @@ func listInfo(v app.PlaylistView) string {
 	info := plural(len(v.Entries), "track", "tracks") + " · " + formatDuration(msDuration(v.DurationMS))
 	missing := 0
 	for _, e := range v.Entries {
-		if !e.Available {
+		if !e.Playable {
 			missing++
 		}
 	}
 	if missing > 0 {
-		info += fmt.Sprintf(" · %d not on this device", missing)
+		info += fmt.Sprintf(" · %d on no device online", missing)
 	}
 	switch v.ID {
 	case app.ListMostPlayed:
@@ -432,14 +433,14 @@ type listNavRow struct {
 	id    int
 	icon  *widget.Icon
 	name  *widget.Label
-	count *widget.Label
+	count *subtle
 }
 
 func newListNavRow(p *playlistsPage) *listNavRow {
 	r := &listNavRow{p: p, id: -1, icon: widget.NewIcon(iconPlaylist)}
 	r.name = widget.NewLabel("")
 	r.name.Truncation = fyne.TextTruncateEllipsis
-	r.count = widget.NewLabel("")
+	r.count = newSubtle("")
 	r.count.SizeName = theme.SizeNameCaptionText
 	r.ExtendBaseWidget(r)
 	return r
@@ -447,7 +448,7 @@ func newListNavRow(p *playlistsPage) *listNavRow {
 
 func (r *listNavRow) CreateRenderer() fyne.WidgetRenderer {
 	r.count.Alignment = fyne.TextAlignTrailing
-	count := container.New(fixedSize{fyne.NewSize(34, 0)}, secondary(r.count))
+	count := container.New(fixedSize{fyne.NewSize(34, 0)}, r.count)
 	return widget.NewSimpleRenderer(container.NewBorder(nil, nil, container.NewPadded(r.icon), count, r.name))
 }
 
@@ -531,7 +532,7 @@ func newPlaylistList(p *playlistsPage) *playlistList {
 			menu:     func(rows []int) *fyne.Menu { return l.menu(tl, rows) },
 			remove:   func(rows []int) { l.remove(tl, rows) },
 			move:     func(rows []int, to int) { l.move(tl, rows, to) },
-			missing:  func(row int) bool { return !l.items[tl.baseIndex(row)].Available },
+			missing:  func(row int) bool { return !l.items[tl.baseIndex(row)].Playable },
 		})
 		tl.view.Hide()
 		l.lists[view] = tl

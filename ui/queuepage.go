@@ -34,12 +34,13 @@ type queuePage struct {
 	nextTab, histTab  *container.TabItem
 	nowCover          *canvas.Image
 	nowCoverV         coverView
-	nowTitle, nowSub  *widget.Label
+	nowTitle          *widget.Label
+	nowSub            *subtle
 	nowBox            fyne.CanvasObject
 	empty             fyne.CanvasObject
 	view              *fyne.Container
 	clear, save       *widget.Button
-	more              *widget.Label
+	more              *subtle
 	lastLen, lastHist int
 }
 
@@ -58,7 +59,7 @@ func newQueuePage(u *UI) *queuePage {
 		u.newPlaylistDialog(func(pl app.PlaylistSummary) { u.addTo(pl, ids) })
 	})
 	p.save.Importance = widget.LowImportance
-	p.more = widget.NewLabel("")
+	p.more = newSubtle("")
 
 	p.nowCover = canvas.NewImageFromImage(nil)
 	p.nowCover.FillMode = canvas.ImageFillContain
@@ -69,23 +70,22 @@ func newQueuePage(u *UI) *queuePage {
 	cover := container.New(fixedSize{fyne.NewSize(48, 48)}, ph, p.nowCover)
 	p.nowTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	p.nowTitle.Truncation = fyne.TextTruncateEllipsis
-	p.nowSub = widget.NewLabel("")
+	p.nowSub = newSubtle("")
 	p.nowSub.Truncation = fyne.TextTruncateEllipsis
-	label := widget.NewLabel("NOW PLAYING")
+	label := newSubtleWithStyle("NOW PLAYING", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	label.SizeName = theme.SizeNameCaptionText
-	label.TextStyle.Bold = true
-	nowText := container.New(layout.NewCustomPaddedVBoxLayout(-14), secondary(label), p.nowTitle, secondary(p.nowSub))
+	nowText := container.New(layout.NewCustomPaddedVBoxLayout(-14), label, p.nowTitle, p.nowSub)
 	p.nowBox = container.NewBorder(nil, nil, cover, container.NewHBox(p.save, p.clear), nowText)
 
-	p.nextTab = container.NewTabItem("Up next", container.NewBorder(nil, secondary(p.more), nil, nil, p.next.view))
+	p.nextTab = container.NewTabItem("Up next", container.NewBorder(nil, p.more, nil, nil, p.next.view))
 	p.histTab = container.NewTabItem("History", p.history.view)
 	p.tabs = container.NewAppTabs(p.nextTab, p.histTab)
 
 	icon := widget.NewIcon(iconQueue)
 	msg := widget.NewLabelWithStyle("The queue is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
-	hint := widget.NewLabelWithStyle("Right-click a track and choose “Add to queue”,\nor double-click one to play it.", fyne.TextAlignCenter, fyne.TextStyle{})
+	hint := newSubtleWithStyle("Right-click a track and choose “Add to queue”,\nor double-click one to play it.", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.empty = container.NewCenter(container.NewVBox(
-		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, secondary(hint)))
+		container.NewCenter(container.New(fixedSize{fyne.NewSize(64, 64)}, icon)), msg, hint))
 
 	p.view = container.NewStack(container.NewBorder(container.NewVBox(p.nowBox, widget.NewSeparator()), nil, nil, nil, p.tabs), p.empty)
 	p.render()

@@ -24,7 +24,7 @@ type settingsPage struct {
 
 	folders  *fyne.Container
 	rescan   *widget.Button
-	scanLine *widget.Label
+	scanLine *subtle
 
 	name    *widget.Entry
 	nameMsg *widget.Label
@@ -49,9 +49,9 @@ func newSettingsPage(u *UI) *settingsPage {
 	p.rescan = widget.NewButtonWithIcon("Rescan", theme.ViewRefreshIcon(), func() {
 		u.run("Could not rescan", u.b.Rescan)
 	})
-	p.scanLine = widget.NewLabel("")
+	p.scanLine = newSubtle("")
 	music := widget.NewCard("Music folders", "furudesk watches these folders and picks up changes by itself.",
-		container.NewVBox(p.folders, container.NewHBox(add, p.rescan, secondary(p.scanLine))))
+		container.NewVBox(p.folders, container.NewHBox(add, p.rescan, p.scanLine)))
 
 	p.name = widget.NewEntry()
 	p.name.SetPlaceHolder("e.g. Living room")
@@ -61,20 +61,20 @@ func newSettingsPage(u *UI) *settingsPage {
 	p.passive = widget.NewCheck("Always-on server (passive)", p.setPassive)
 	p.passMsg = widget.NewLabel("")
 	p.passMsg.Hide()
-	passHint := widget.NewLabel("A passive device never starts playing by itself; it plays when you send playback to it.")
+	passHint := newSubtle("A passive device never starts playing by itself; it plays when you send playback to it.")
 	passHint.Wrapping = fyne.TextWrapWord
 	device := widget.NewCard("This device", "", container.NewVBox(
 		widget.NewForm(widget.NewFormItem("Name", container.NewBorder(nil, nil, nil, saveName, p.name))),
-		p.nameMsg, p.passive, secondary(passHint), p.passMsg))
+		p.nameMsg, p.passive, passHint, p.passMsg))
 
 	p.gain = widget.NewSelect(gainModeLabels, p.setGain)
 	p.gainMsg = widget.NewLabel("")
 	p.gainMsg.Hide()
-	gainHint := widget.NewLabel("Evens out loudness between tracks with the ReplayGain tags of your files (R128 for Opus, " +
+	gainHint := newSubtle("Evens out loudness between tracks with the ReplayGain tags of your files (R128 for Opus, " +
 		"iTunes Sound Check), and never lifts a track into clipping. A setting of this device only.")
 	gainHint.Wrapping = fyne.TextWrapWord
 	sound := widget.NewCard("Sound on this device", "", container.NewVBox(
-		widget.NewForm(widget.NewFormItem("Volume leveling", p.gain)), secondary(gainHint), p.gainMsg))
+		widget.NewForm(widget.NewFormItem("Volume leveling", p.gain)), gainHint, p.gainMsg))
 
 	def := engine.DefaultConfig()
 	p.claim = widget.NewCheck("Take over playback when this device starts", nil)
@@ -101,8 +101,8 @@ func newSettingsPage(u *UI) *settingsPage {
 	playback := widget.NewCard("Playback across devices", "",
 		container.NewVBox(p.claim, p.failover, p.takePaused, form, p.cfgMsg, container.NewHBox(apply, reset)))
 
-	look := widget.NewLabel("furudesk follows your system's light or dark appearance.")
-	appearance := widget.NewCard("Appearance", "", secondary(look))
+	look := newSubtle("furudesk follows your system's light or dark appearance.")
+	appearance := widget.NewCard("Appearance", "", look)
 
 	p.sharing = newSharingCard(u)
 	cards := container.NewVBox(music, device, sound, playback, p.sharing.view)
@@ -142,10 +142,10 @@ func (p *settingsPage) update(st, prev app.Status, first bool) {
 	switch {
 	case st.Scan.Running:
 		p.rescan.Disable()
-		p.scanLine.SetText(fmt.Sprintf("Scanning… %d of %d", st.Scan.Done, st.Scan.Found))
+		setText(&p.scanLine.Label, fmt.Sprintf("Scanning… %d of %d", st.Scan.Done, st.Scan.Found))
 	default:
 		p.rescan.Enable()
-		p.scanLine.SetText("")
+		setText(&p.scanLine.Label, "")
 	}
 }
 
@@ -165,8 +165,7 @@ func (p *settingsPage) renderFolders(fs []string) {
 	u := p.u
 	p.folders.RemoveAll()
 	if len(fs) == 0 {
-		l := widget.NewLabel("No music folders yet.")
-		p.folders.Add(secondary(l))
+		p.folders.Add(newSubtle("No music folders yet."))
 		return
 	}
 	for _, f := range fs {

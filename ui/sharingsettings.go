@@ -21,7 +21,7 @@ import (
 type sharingCard struct {
 	u      *UI
 	view   fyne.CanvasObject
-	usage  *widget.Label
+	usage  *subtle
 	limit  *widget.Entry // megabytes
 	upload *widget.Entry // KB/s, 0: none
 	msg    *widget.Label
@@ -30,7 +30,7 @@ type sharingCard struct {
 }
 
 func newSharingCard(u *UI) *sharingCard {
-	c := &sharingCard{u: u, usage: widget.NewLabel(""), limit: widget.NewEntry(), upload: widget.NewEntry(), msg: widget.NewLabel("")}
+	c := &sharingCard{u: u, usage: newSubtle(""), limit: widget.NewEntry(), upload: widget.NewEntry(), msg: widget.NewLabel("")}
 	c.usage.Wrapping = fyne.TextWrapWord
 	c.msg.Wrapping = fyne.TextWrapWord
 	c.msg.Hide()
@@ -42,7 +42,7 @@ func newSharingCard(u *UI) *sharingCard {
 	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), c.apply)
 	clearBtn := widget.NewButtonWithIcon("Clear saved tracks", theme.DeleteIcon(), c.clear)
 	c.view = widget.NewCard("Music from other devices", "Every device of your group plays the tracks of the others.",
-		container.NewVBox(secondary(c.usage), form, c.msg, container.NewHBox(apply, clearBtn)))
+		container.NewVBox(c.usage, form, c.msg, container.NewHBox(apply, clearBtn)))
 	return c
 }
 

@@ -74,7 +74,7 @@ type listHooks struct {
 	remove   func(rows []int)            // Delete; nil: rows are not removed here
 	move     func(rows []int, to int)    // to: place of the first among the rows that stay; nil: not movable
 	current  func(row int) bool          // the playing row; nil: by content id
-	missing  func(row int) bool          // a track not on this device, greyed
+	missing  func(row int) bool          // a track no device online has, greyed
 }
 
 // listConfig sets a list up: the settings key, the columns it may show
@@ -815,7 +815,7 @@ func (r *trackRow) bind(id int) {
 		case colTitle:
 			switch {
 			case missing:
-				text += " (not on this device)"
+				text += " (on no device online)"
 			case offline && !tl.visible.has(colWhere):
 				text += " — " + place.Where
 			}

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"reflect"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -25,12 +27,18 @@ type Options struct {
 	// Now is the clock used to extrapolate the playing position between
 	// status updates; nil means time.Now.
 	Now func() time.Time
-	// Tick is how often the position is redrawn while playing (nothing is
-	// redrawn while paused); zero means 500 ms. It is kept within 250 ms..1 s.
+	// Tick is how often the position is redrawn while playing and the
+	// window shows (nothing is redrawn while paused or hidden); zero means
+	// once a second, when the elapsed time turns to the next second. It
+	// is kept within 250 ms..1 s.
 	Tick time.Duration
 	// Desktop is shown on the settings page in a "Desktop" card: switches
 	// the front end owns, such as closing to the system tray; nil shows none.
 	Desktop fyne.CanvasObject
+	// Listed, when set, is told on the UI goroutine how many tracks the
+	// window lists each time it has read the catalog (the front end logs
+	// it; the desktop benchmark reads it).
+	Listed func(tracks int)
 	// Prefs keep the page shown last, each list's sort and columns and the
 	// album grid's order between launches; nil keeps them for this window.
 	Prefs Prefs
@@ -92,8 +100,13 @@ type UI struct {
 	spawn func(func())
 	// ticking starts the position redraw ticker (tests drive tick by hand).
 	ticking bool
-	// loop is the ticker goroutine's body (tickLoop; tests replace it).
-	loop func(stop <-chan struct{})
+	// loop is the ticker goroutine's body (tickLoop; tests replace it):
+	// the first tick after first, then one every Tick.
+	loop func(stop <-chan struct{}, first time.Duration)
+	// hidden is true while the window is hidden (closed to the tray):
+	// the position is not redrawn.
+	hidden bool
+	feed   *statusFeed
 
 	st     app.Status
 	stAt   time.Time
@@ -107,13 +120,20 @@ type UI struct {
 	placesVer  uint64
 	loading    bool
 	loadAgain  bool
-	query      string
+	// While a scan runs the catalog is read again at most every
+	// scanReloadGap, or four times as long as the last read took;
+	// loadedAt is when the last read started, loadTook how long it took,
+	// reload the timer of a read held back.
+	loadedAt time.Time
+	loadTook time.Duration
+	reload   *time.Timer
+	query    string
 
 	page      string
 	back      string // the page the now-playing view was opened from
 	nav       *widget.List
 	pageTitle *widget.Label
-	pageSub   *widget.Label
+	pageSub   *subtle
 	search    *searchEntry
 	searchBox *fyne.Container // the search field's place, shown on library pages only
 	body      *fyne.Container
@@ -170,7 +190,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		opts.Title = "furudesk"
 	}
 	if opts.Tick == 0 {
-		opts.Tick = 500 * time.Millisecond
+		opts.Tick = time.Second
 	}
 	opts.Tick = min(max(opts.Tick, 250*time.Millisecond), time.Second)
 	u := &UI{fa: fa, b: b, opts: opts, now: opts.Now, spawn: spawn, done: make(chan struct{}), prefs: opts.Prefs}
@@ -181,7 +201,9 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		u.prefs = &memPrefs{}
 	}
 	u.loop = u.tickLoop
-	u.covers = newCoverCache(b, spawn, coverCacheMax)
+	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
+	u.covers = newCoverCache(b, spawn, coverCacheBytes)
+	useAppTheme(fa)
 	u.win = fa.NewWindow(opts.Title)
 	if opts.Icon != nil {
 		u.win.SetIcon(opts.Icon)
@@ -214,6 +236,9 @@ func (u *UI) Close() {
 	if u.cancel != nil {
 		u.cancel()
 	}
+	if u.reload != nil {
+		u.reload.Stop()
+	}
 	u.stopTicker()
 }
 
@@ -229,7 +254,7 @@ func (u *UI) subscribe() {
 				if !ok {
 					return
 				}
-				fyne.Do(func() { u.apply(st) })
+				u.feed.put(st)
 			}
 		}
 	}()
@@ -277,13 +302,13 @@ func (u *UI) build() {
 	u.search = newSearchEntry(u)
 	u.pageTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.pageTitle.SizeName = theme.SizeNameSubHeadingText
-	u.pageSub = widget.NewLabel("")
+	u.pageSub = newSubtle("")
 	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
 	// the header keeps the search field's height where it is hidden, so
 	// the pages do not jump
 	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.tipButton, u.searchBox),
 		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
-			container.NewHBox(u.pageTitle, secondary(u.pageSub))))
+			container.NewHBox(u.pageTitle, u.pageSub)))
 
 	u.body = container.NewStack()
 	u.top = container.NewVBox(u.banner.view, container.NewPadded(header))
@@ -390,8 +415,8 @@ func (u *UI) refreshHeader() {
 	case PageDevices:
 		sub = plural(len(u.st.Devices), "device", "devices")
 	}
-	u.pageTitle.SetText(title)
-	u.pageSub.SetText(sub)
+	setText(u.pageTitle, title)
+	setText(&u.pageSub.Label, sub)
 }
 
 // setQuery filters the track list while the user types; a query of only
@@ -409,9 +434,13 @@ func (u *UI) setQuery(q string) {
 	u.refreshHeader()
 }
 
-// apply renders a new status. Views compare with what they show and redraw
-// only what changed, so frequent statuses cost little.
+// apply renders a new status. A status equal to the one shown changes
+// nothing (not even the anchor of the extrapolated position); views
+// compare with what they show and redraw only what changed.
 func (u *UI) apply(st app.Status) {
+	if u.have && reflect.DeepEqual(st, u.st) {
+		return
+	}
 	prev, first := u.st, !u.have
 	u.st, u.stAt, u.have = st, u.now(), true
 
@@ -440,7 +469,7 @@ func (u *UI) apply(st app.Status) {
 
 	if first || st.LibraryVersion != u.libVersion {
 		u.libVersion, u.placesVer = st.LibraryVersion, st.PlacesVersion
-		u.loadLibrary()
+		u.libraryChanged()
 	} else if st.PlacesVersion != u.placesVer {
 		u.placesVer = st.PlacesVersion
 		u.loadPlaces()
@@ -464,22 +493,27 @@ func (u *UI) position() time.Duration {
 	return max(pos, 0)
 }
 
-// updateTicker runs the position ticker only while playing, so an idle or
-// paused window does no work at all.
+// updateTicker runs the position ticker only while playing and shown, so
+// an idle, paused or hidden window does no work at all. It starts it
+// again after each status, in step with the new position: the elapsed
+// time turns on the tick.
 func (u *UI) updateTicker() {
-	want := u.ticking && u.st.Playing && u.st.Track != nil
-	switch {
-	case want && u.tickStop == nil:
-		u.tickStop = make(chan struct{})
-		go u.loop(u.tickStop)
-	case !want:
-		u.stopTicker()
+	u.stopTicker()
+	if !u.ticking || !u.st.Playing || u.st.Track == nil || u.hidden {
+		return
 	}
+	first := u.opts.Tick
+	if u.opts.Tick == time.Second {
+		first = time.Second - u.position()%time.Second + 5*time.Millisecond
+	}
+	u.tickStop = make(chan struct{})
+	go u.loop(u.tickStop, first)
 }
 
-// tickLoop redraws the position every Tick until stop is closed.
-func (u *UI) tickLoop(stop <-chan struct{}) {
-	t := time.NewTicker(u.opts.Tick)
+// tickLoop redraws the position after first, then every Tick, until stop
+// is closed.
+func (u *UI) tickLoop(stop <-chan struct{}, first time.Duration) {
+	t := time.NewTimer(first)
 	defer t.Stop()
 	for {
 		select {
@@ -487,8 +521,22 @@ func (u *UI) tickLoop(stop <-chan struct{}) {
 			return
 		case <-t.C:
 			fyne.Do(u.tick)
+			t.Reset(u.opts.Tick)
 		}
 	}
+}
+
+// SetHidden tells the window it was hidden (closed to the tray) or shown
+// again: hidden, it does not redraw the position.
+func (u *UI) SetHidden(hidden bool) {
+	if u.hidden == hidden {
+		return
+	}
+	u.hidden = hidden
+	if !hidden {
+		u.tick()
+	}
+	u.updateTicker()
 }
 
 func (u *UI) stopTicker() {
@@ -501,13 +549,46 @@ func (u *UI) stopTicker() {
 // tick redraws the extrapolated position.
 func (u *UI) tick() { u.np.showPosition() }
 
+// scanReloadGap is the least time between two reads of the catalog while
+// a scan runs (its tracks appear in batches).
+const scanReloadGap = 2 * time.Second
+
+// libraryChanged reads the catalog again: at once, or while a scan runs
+// no sooner than scanReloadGap (or four times the last read) after the
+// last read, so a large scan's window does not spend its time re-reading.
+// The first tracks of an empty list and the read after the scan are
+// never held back.
+func (u *UI) libraryChanged() {
+	if u.reload != nil {
+		u.reload.Stop()
+		u.reload = nil
+	}
+	if !u.st.Scan.Running || u.loading || u.cat == nil || len(u.cat.tracks) == 0 {
+		u.loadLibrary() // an empty list shows the first tracks at once
+		return
+	}
+	wait := max(scanReloadGap, 4*u.loadTook) - time.Since(u.loadedAt)
+	if wait <= 0 {
+		u.loadLibrary()
+		return
+	}
+	u.reload = time.AfterFunc(wait, func() {
+		fyne.Do(func() {
+			u.reload = nil
+			u.loadLibrary()
+		})
+	})
+}
+
 func (u *UI) loadLibrary() {
 	if u.loading {
 		u.loadAgain = true
 		return
 	}
 	u.loading = true
+	u.loadedAt = time.Now()
 	u.spawn(func() {
+		t0 := time.Now()
 		ts, err := u.b.Tracks()
 		var cat *catalog
 		var places map[string]app.Place
@@ -515,8 +596,10 @@ func (u *UI) loadLibrary() {
 			cat = buildCatalog(ts)
 			places = u.b.Places()
 		}
+		took := time.Since(t0)
 		fyne.Do(func() {
 			u.loading = false
+			u.loadTook = took
 			if err != nil {
 				u.showError("Could not read your library: " + userError(err))
 			} else {
@@ -526,6 +609,10 @@ func (u *UI) loadLibrary() {
 			if u.loadAgain {
 				u.loadAgain = false
 				u.loadLibrary()
+			} else if !u.st.Scan.Running {
+				// Reading a large catalog made garbage several times its
+				// size; the Go runtime would keep that memory for a while.
+				u.spawn(debug.FreeOSMemory)
 			}
 		})
 	})
@@ -566,6 +653,9 @@ func (u *UI) setCatalog(c *catalog) {
 	u.queue.render()
 	u.nowView.render()
 	u.refreshHeader()
+	if u.opts.Listed != nil {
+		u.opts.Listed(len(c.tracks))
+	}
 	u.np.update(u.st, false)
 	u.playDemo()
 	if u.plAfterLibrary {

@@ -54,7 +54,7 @@ func TestPositionTickerRunsOnlyWhilePlaying(t *testing.T) {
 	h := newHarness(t, 30)
 	var stopped int
 	h.u.ticking = true
-	h.u.loop = func(stop <-chan struct{}) {}
+	h.u.loop = func(<-chan struct{}, time.Duration) {}
 
 	h.apply(func(*app.Status) {}) // idle: nothing playing
 	if h.u.tickStop != nil {
@@ -408,7 +408,7 @@ func TestScanFailuresAreNamed(t *testing.T) {
 		t.Fatal("Details opened nothing")
 	}
 	for _, want := range []string{"a.mp3", "Not an audio file.", "/music/a.mp3", "b.flac", "Permission denied.", "Unsupported format.", "…and 1 more file."} {
-		if len(find(top, func(l *widgetLabel) bool { return l.Text == want })) == 0 {
+		if len(labelsWith(top, func(s string) bool { return s == want })) == 0 {
 			t.Errorf("details dialog lacks %q", want)
 		}
 	}
@@ -532,7 +532,7 @@ func TestPairingShowsFingerprints(t *testing.T) {
 	h.u.showPage(PageDevices)
 	test.Tap(button(t, h.u.devices.view, "Join another device's group"))
 	top := h.u.win.Canvas().Overlays().Top()
-	if top == nil || len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "1111-2222-3333-4444") })) != 1 {
+	if top == nil || len(labelsWith(top, func(s string) bool { return strings.Contains(s, "1111-2222-3333-4444") })) != 1 {
 		t.Fatal("the Join dialog does not show this device's fingerprint")
 	}
 }
@@ -550,7 +550,7 @@ func TestInviteShowsCodeCopyAndExpiry(t *testing.T) {
 	if len(find(top, func(l *widgetLabel) bool { return l.Text == inv.Code })) != 1 {
 		t.Fatal("the invite code is not shown")
 	}
-	if len(find(top, func(l *widgetLabel) bool { return strings.Contains(l.Text, "(in 9 minutes)") })) != 1 {
+	if len(labelsWith(top, func(s string) bool { return strings.Contains(s, "(in 9 minutes)") })) != 1 {
 		t.Fatal("the expiry is not shown")
 	}
 	test.Tap(button(t, top, "Copy code"))

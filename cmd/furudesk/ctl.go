@@ -40,6 +40,7 @@ type ctlRequest struct {
 
 type ctlResponse struct {
 	OK      bool            `json:"ok"`
+	Stream  bool            `json:"stream,omitempty"` // lines follow (ctltracks.go)
 	Error   string          `json:"error,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Message string          `json:"message,omitempty"` // a confirmation for the user, printed as text
@@ -53,6 +54,9 @@ type ctlServer struct {
 	ln   net.Listener
 	app  *app.App
 	wg   sync.WaitGroup
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{} // open connections, closed by close
 }
 
 func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
@@ -70,7 +74,7 @@ func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
 		_ = ln.Close()
 		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
 	}
-	s := &ctlServer{path: path, ln: ln, app: a}
+	s := &ctlServer{path: path, ln: ln, app: a, conns: map[net.Conn]struct{}{}}
 	s.wg.Add(1)
 	go s.serve()
 	return s, nil
@@ -83,16 +87,30 @@ func (s *ctlServer) serve() {
 		if err != nil {
 			return
 		}
+		s.mu.Lock()
+		s.conns[c] = struct{}{}
+		s.mu.Unlock()
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
 			s.handle(c)
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
 		}()
 	}
 }
 
+// close stops accepting and ends the connections still open (a client
+// reading a long stream, one that sent nothing): shutting down does not
+// wait for them.
 func (s *ctlServer) close() error {
 	err := s.ln.Close()
+	s.mu.Lock()
+	for c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
 	s.wg.Wait()
 	_ = os.Remove(s.path)
 	return err
@@ -114,6 +132,9 @@ func (s *ctlServer) handle(c net.Conn) {
 		resp.Error = err.Error()
 	} else if err := json.Unmarshal(line, &req); err != nil || len(req.Args) > maxCtlArgs {
 		resp.Error = "malformed request"
+	} else if req.Cmd == "tracks" {
+		s.streamTracks(c, req)
+		return
 	} else if v, err := s.exec(req); err != nil {
 		resp.Error = app.UserMessage(err)
 	} else {
@@ -364,8 +385,6 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 			return nil, err
 		}
 		return ctlMessage("Demo tracks written to " + filepath.Join(a.DataDir(), "demo") + " and added to the library"), nil
-	case "tracks":
-		return ctlTracksOf(a.Library())
 	case "search":
 		if len(req.Args) == 0 {
 			return nil, errors.New("usage: search WORDS")
@@ -377,6 +396,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return ctlUploadLimit(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
+	case "stats":
+		return runtimeStats(), nil // ctlstats.go
 	}
 	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
 }
@@ -384,6 +405,9 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 // transferConfirmWait bounds how long transfer waits for the target's
 // first snapshot, so its confirmation says what the target does.
 const transferConfirmWait = 1500 * time.Millisecond
+
+// transferPoll is how often transfer looks for the target's confirmation.
+const transferPoll = 20 * time.Millisecond
 
 // transferAndConfirm moves playback to d and waits (at most wait) for d to
 // report as the owner: the confirmation says whether it plays, or that it
@@ -397,13 +421,18 @@ func transferAndConfirm(a *app.App, d app.DeviceStatus, wait time.Duration) (ctl
 	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
+	// A snapshot that only confirms what is shown wakes no subscriber
+	// (app.Status.OwnerHeard): look at the newest status now and then too.
+	poll := time.NewTicker(transferPoll)
+	defer poll.Stop()
 	for {
-		var st app.Status
 		select {
-		case st = <-ch:
+		case <-ch:
+		case <-poll.C:
 		case <-t.C:
 			return ctlMessage("Handed over to " + d.Name + "; it has not confirmed yet"), nil
 		}
+		st := a.Status()
 		if st.Owner != d.DeviceID || (!d.Self && st.OwnerHeard == before) {
 			continue
 		}
@@ -487,19 +516,25 @@ func ctlTracksOf(ts []app.LibraryTrack, err error) ([]ctlTrack, error) {
 	}
 	out := make([]ctlTrack, 0, len(ts))
 	for _, t := range ts {
-		c := ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
-			Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
-			Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
-			Cover: t.Cover, Local: t.Local, Holders: t.Holders, Cached: t.Cached, Playable: t.Playable, Where: t.Where}
-		if t.Local {
-			c.ModTime = t.ModTime
-		}
-		if c.Holders == nil {
-			c.Holders = []engine.DeviceID{}
-		}
-		out = append(out, c)
+		out = append(out, ctlTrackOf(t))
 	}
 	return out, nil
+}
+
+// ctlTrackOf is t as ctl prints it: the modification time only of a
+// local file, holders never null.
+func ctlTrackOf(t app.LibraryTrack) ctlTrack {
+	c := ctlTrack{ContentID: t.ContentID, Path: t.Path, Title: t.Title, Artists: t.Artists,
+		Album: t.Album, AlbumArtist: t.AlbumArtist, TrackNo: t.TrackNo, DiscNo: t.DiscNo, Year: t.Year,
+		Genre: t.Genre, DurationMS: t.Duration.Milliseconds(), Format: t.Format, Size: t.Size,
+		Cover: t.Cover, Local: t.Local, Holders: t.Holders, Cached: t.Cached, Playable: t.Playable, Where: t.Where}
+	if t.Local {
+		c.ModTime = t.ModTime
+	}
+	if c.Holders == nil {
+		c.Holders = []engine.DeviceID{}
+	}
+	return c
 }
 
 // resolveAll turns content ids and files into queue entries, each file
@@ -566,9 +601,11 @@ Commands:
   revoke DEVICE_ID | leave | name NAME | passive on|off
   config get | config set JSON
   replaygain [off|track|album|auto]   this device's volume leveling (no argument: show it)
-  scan | demo | tracks | search WORDS...
-                              (the union of the group's libraries: each track says whether
-                              it is local, which devices hold it and whether it plays now)
+  scan | demo | search WORDS...
+  tracks [--offset N] [--limit N] [--fields a,b,...]   the catalog, streamed as a JSON array
+                              (the union of the group's libraries, as search: each track
+                              says whether it is local, which devices hold it and whether
+                              it plays now)
   cache [limit MB | clear]    tracks fetched from other devices: usage, size limit, empty it
   upload-limit [KB/s | 0]     what this device sends to the others per second (0: no limit)
   playlists                   the playlists, Liked and the smart lists, as JSON
@@ -578,6 +615,7 @@ Commands:
   playlist import FILE | export ID FILE   M3U/M3U8 files
   like TRACK | unlike TRACK | history
   raise                       show the window (a second launch does this)
+  stats                       goroutines and memory of the running furudesk, as JSON
 `
 
 // runCtl is the client: it sends one command to the instance of the data
@@ -611,10 +649,18 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 0
 	}
-	res, err := ctlCall(filepath.Join(dir, ctlSocketName), req)
+	res, stream, err := ctlSend(filepath.Join(dir, ctlSocketName), req)
 	if err != nil {
 		fmt.Fprintln(stderr, "furudesk ctl:", err)
 		return 1
+	}
+	if stream != nil {
+		defer stream.Close()
+		if err := printStream(bufio.NewReader(stream), stdout); err != nil {
+			fmt.Fprintln(stderr, "furudesk ctl:", err)
+			return 1
+		}
+		return 0
 	}
 	if res.Message != "" {
 		fmt.Fprintln(stdout, res.Message)
@@ -635,29 +681,60 @@ func runCtl(args []string, stdout, stderr io.Writer) int {
 }
 
 func ctlCall(path string, req ctlRequest) (ctlResponse, error) {
+	resp, stream, err := ctlSend(path, req)
+	if stream != nil {
+		_ = stream.Close()
+		return ctlResponse{}, errors.New("furudesk answered with a stream")
+	}
+	return resp, err
+}
+
+// ctlSend sends req and reads the answer. For a streamed answer it returns
+// the rest of the connection (the caller reads and closes it), with no
+// deadline: the stream's own end says when it is complete.
+func ctlSend(path string, req ctlRequest) (ctlResponse, io.ReadCloser, error) {
 	c, err := net.DialTimeout("unix", path, 5*time.Second)
 	if err != nil {
-		return ctlResponse{}, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
+		return ctlResponse{}, nil, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
 	}
-	defer c.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			c.Close()
+		}
+	}()
 	_ = c.SetDeadline(time.Now().Add(ctlTimeout + 5*time.Second))
 	b, err := json.Marshal(req)
 	if err != nil {
-		return ctlResponse{}, err
+		return ctlResponse{}, nil, err
 	}
 	if _, err := c.Write(append(b, '\n')); err != nil {
-		return ctlResponse{}, err
+		return ctlResponse{}, nil, err
 	}
-	line, err := bufio.NewReader(io.LimitReader(c, 64<<20)).ReadBytes('\n')
+	r := bufio.NewReader(io.LimitReader(c, 64<<20))
+	line, err := r.ReadBytes('\n')
 	if err != nil && len(line) == 0 {
-		return ctlResponse{}, fmt.Errorf("no answer from furudesk: %v", err)
+		return ctlResponse{}, nil, fmt.Errorf("no answer from furudesk: %v", err)
 	}
 	var resp ctlResponse
 	if err := json.Unmarshal(line, &resp); err != nil {
-		return ctlResponse{}, fmt.Errorf("malformed answer from furudesk: %v", err)
+		return ctlResponse{}, nil, fmt.Errorf("malformed answer from furudesk: %v", err)
 	}
 	if !resp.OK {
-		return ctlResponse{}, errors.New(resp.Error)
+		return ctlResponse{}, nil, errors.New(resp.Error)
 	}
-	return resp, nil
+	if resp.Stream {
+		keep = true
+		_ = c.SetDeadline(time.Time{})
+		return resp, streamConn{Reader: io.MultiReader(r, c), c: c}, nil
+	}
+	return resp, nil, nil
 }
+
+// streamConn reads the rest of a streamed answer.
+type streamConn struct {
+	io.Reader
+	c net.Conn
+}
+
+func (s streamConn) Close() error { return s.c.Close() }

@@ -184,7 +184,7 @@ func TestCtlValidatesArguments(t *testing.T) {
 }
 
 // QA bug 13: search takes several words, and tracks and search give
-// durations in milliseconds like queue.
+// durations in milliseconds like queue, and say where each track is.
 func TestCtlSearchAndTracks(t *testing.T) {
 	r := newCtlRig(t)
 	for _, args := range [][]string{{"search", "tone", "300"}, {"tracks"}} {
@@ -198,6 +198,9 @@ func TestCtlSearchAndTracks(t *testing.T) {
 		}
 		if _, ok := got[0]["duration"]; ok || got[0]["duration_ms"] != float64(200000) {
 			t.Errorf("ctl %q: want duration_ms 200000 and no duration: %v", args, got[0])
+		}
+		if h, ok := got[0]["holders"].([]any); got[0]["local"] != true || !ok || len(h) != 1 {
+			t.Errorf("ctl %q: want where the track is (local, its holders): %v", args, got[0])
 		}
 		if args[0] == "search" && (len(got) != 1 || got[0]["title"] != "Tone 300") {
 			t.Errorf("search tone 300: %v", got)

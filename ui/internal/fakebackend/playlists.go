@@ -92,7 +92,7 @@ func (b *Backend) entry(id string) app.PlaylistEntry {
 	e := app.PlaylistEntry{ContentID: id, Title: it.Title, Artists: it.Artists, Album: it.Album, DurationMS: it.DurationMS,
 		Liked: slices.Contains(b.pl.liked, id)}
 	if t, ok := b.track(id); ok {
-		e.Available, e.Path = true, t.Path
+		e.Available, e.Playable, e.Path = true, true, t.Path
 	}
 	return e
 }

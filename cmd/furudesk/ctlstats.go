@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// ctlStats is what `ctl stats` prints: how much the running furudesk
+// holds, for a user (or a benchmark) looking into its memory.
+type ctlStats struct {
+	Goroutines  int    `json:"goroutines"`
+	HeapAlloc   uint64 `json:"heap_alloc_bytes"`    // live Go objects (and not yet collected ones)
+	HeapInuse   uint64 `json:"heap_inuse_bytes"`    // Go heap spans in use
+	HeapObjects uint64 `json:"heap_objects"`        // Go objects allocated and not freed
+	GoSys       uint64 `json:"go_sys_bytes"`        // all memory the Go runtime got from the system
+	HeapIdle    uint64 `json:"heap_idle_bytes"`     // Go heap not in use; HeapReleased of it went back
+	HeapRelease uint64 `json:"heap_released_bytes"` // returned to the system
+	NumGC       uint32 `json:"num_gc"`
+	// RSS is the resident memory of the process (Linux; 0 elsewhere):
+	// the Go heap plus C libraries (GL, SQLite's page cache, FFmpeg).
+	RSS uint64 `json:"rss_bytes"`
+}
+
+func runtimeStats() ctlStats {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return ctlStats{Goroutines: runtime.NumGoroutine(), HeapAlloc: m.HeapAlloc, HeapInuse: m.HeapInuse,
+		HeapObjects: m.HeapObjects, GoSys: m.Sys, HeapIdle: m.HeapIdle, HeapRelease: m.HeapReleased,
+		NumGC: m.NumGC, RSS: residentBytes()}
+}
+
+// residentBytes is VmRSS of this process, 0 where /proc does not tell.
+func residentBytes() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,285 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// large is issue 20's benchmark: a 100,000-track collection.
+func (b *bench) large(shutdowns int) error {
+	data := filepath.Join(b.work, "data")
+	h := &device{bin: b.bin, dir: data, env: b.env}
+	t0 := time.Now()
+	if err := h.start("--headless", "--music", b.lib.Dir); err != nil {
+		return err
+	}
+	c0, _ := cpuTicks(h.p.pid())
+	peak := 0.0
+	if err := waitFor("the cold scan", 30*time.Minute, func() bool {
+		peak = max(peak, rssMB(h.p.pid()))
+		st, err := h.status()
+		return err == nil && !st.Scan.Running && st.Scan.Found >= b.lib.Tracks
+	}); err != nil {
+		return err
+	}
+	scan := time.Since(t0)
+	c1, _ := cpuTicks(h.p.pid())
+	b.report("headless cold scan: %d files in %v (%.0f files/s), %.1f s of CPU, peak RSS %.0f MB, load %.2f",
+		b.lib.Tracks+1, scan.Round(100*time.Millisecond), float64(b.lib.Tracks+1)/scan.Seconds(),
+		float64(c1-c0)/clockTicks, peak, loadavg())
+
+	// ctl, on the scanned collection.
+	var plays []time.Duration
+	for i := range 10 {
+		p := b.lib.Paths[(i*7919)%len(b.lib.Paths)]
+		t := time.Now()
+		if _, err := h.ctl("play", p); err != nil {
+			return err
+		}
+		plays = append(plays, time.Since(t))
+	}
+	sort.Slice(plays, func(i, j int) bool { return plays[i] < plays[j] })
+	b.report("ctl play PATH: median %v, max %v (10 runs; the ctl process's own start included)",
+		plays[len(plays)/2].Round(time.Millisecond), plays[len(plays)-1].Round(time.Millisecond))
+	t := time.Now()
+	if _, err := h.ctl("status"); err != nil {
+		return err
+	}
+	b.report("ctl status: %v", time.Since(t).Round(time.Millisecond))
+	t = time.Now()
+	if _, err := h.ctl(append([]string{"enqueue"}, b.lib.Paths[:1000]...)...); err != nil {
+		return err
+	}
+	b.report("ctl enqueue of 1,000 paths: %v", time.Since(t).Round(time.Millisecond))
+	first, total, size, rss, err := b.ctlTracks(h)
+	if err != nil {
+		return err
+	}
+	b.report("ctl tracks: first track after %v, all %d MB after %v; server RSS %.0f MB after",
+		first.Round(time.Millisecond), size>>20, total.Round(time.Millisecond), rss)
+	t = time.Now()
+	if _, err := h.ctl("scan"); err != nil {
+		return err
+	}
+	if err := b.waitScanned(h, 10*time.Minute); err != nil {
+		return err
+	}
+	b.report("rescan, nothing changed: %v", time.Since(t).Round(100*time.Millisecond))
+	if _, err := h.p.term(30 * time.Second); err != nil {
+		return err
+	}
+
+	if err := b.shutdownTimes(data, shutdowns); err != nil {
+		return err
+	}
+	return b.largeWindow()
+}
+
+// ctlTracks times `ctl tracks` to its first track and to its end.
+func (b *bench) ctlTracks(h *device) (first, total time.Duration, size int64, rss float64, err error) {
+	cmd := exec.Command(b.bin, "ctl", "--data-dir", h.dir, "tracks")
+	cmd.Env = b.env
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, 0, err
+	}
+	r := bufio.NewReaderSize(out, 1<<20)
+	for {
+		line, err := r.ReadString('\n')
+		size += int64(len(line))
+		if first == 0 && strings.Contains(line, "{") {
+			first = time.Since(t)
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("ctl tracks: %v", err)
+	}
+	return first, time.Since(t), size, rssMB(h.p.pid()), nil
+}
+
+// shutdownTimes starts a headless furudesk on the scanned data dir n
+// times and times SIGTERM to exit in turns of states: idle, playing, a
+// scan running, streaming the catalog to ctl tracks, enqueueing 1,000
+// paths.
+func (b *bench) shutdownTimes(data string, n int) error {
+	states := []struct {
+		name string
+		set  func(d *device) (func(), error)
+	}{
+		{"idle", func(*device) (func(), error) { return func() {}, nil }},
+		{"playing", func(d *device) (func(), error) { _, err := d.ctl("play", b.long); return func() {}, err }},
+		{"scanning", func(d *device) (func(), error) { _, err := d.ctl("scan"); return func() {}, err }},
+		{"streaming ctl tracks", func(d *device) (func(), error) {
+			cmd := exec.Command(b.bin, "ctl", "--data-dir", d.dir, "tracks")
+			cmd.Env = b.env
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			// read a little, then stop reading: the server is mid-stream
+			_, _ = out.Read(make([]byte, 4096))
+			return func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }, nil
+		}},
+		{"enqueueing 1,000 paths", func(d *device) (func(), error) {
+			cmd := exec.Command(b.bin, append([]string{"ctl", "--data-dir", d.dir, "enqueue"}, b.lib.Paths[1000:2000]...)...)
+			cmd.Env = b.env
+			if err := cmd.Start(); err != nil {
+				return nil, err
+			}
+			time.Sleep(20 * time.Millisecond)
+			return func() { _ = cmd.Wait() }, nil
+		}},
+	}
+	byState := map[string][]time.Duration{}
+	var all []time.Duration
+	for i := range n {
+		s := states[i%len(states)]
+		d := &device{bin: b.bin, dir: data, env: b.env}
+		if err := d.start("--headless"); err != nil {
+			return err
+		}
+		time.Sleep(time.Second)
+		cleanup, err := s.set(d)
+		if err != nil {
+			return fmt.Errorf("shutdown %d (%s): %v", i, s.name, err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		took, err := d.p.term(30 * time.Second)
+		cleanup()
+		if err != nil {
+			return err
+		}
+		byState[s.name] = append(byState[s.name], took)
+		all = append(all, took)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	var parts []string
+	for _, s := range states {
+		var ms []string
+		for _, d := range byState[s.name] {
+			ms = append(ms, fmt.Sprint(d.Round(time.Millisecond)))
+		}
+		parts = append(parts, s.name+" "+strings.Join(ms, ", "))
+	}
+	b.report("shutdown, SIGTERM to exit, %d times: max %v, median %v (%s)", n, all[len(all)-1].Round(time.Millisecond),
+		all[len(all)/2].Round(time.Millisecond), strings.Join(parts, "; "))
+	return nil
+}
+
+// largeWindow is the window's first launch on an empty data dir with the
+// collection: the list while scanning and after, page switches, album
+// grid scrolling, memory, and SIGTERM.
+func (b *bench) largeWindow() error {
+	w := &device{bin: b.bin, dir: filepath.Join(b.work, "window"), env: b.env}
+	t0 := time.Now()
+	if err := w.start("--music", b.lib.Dir); err != nil {
+		return err
+	}
+	firstAt, k, err := windowListed(w.p, 0, 1, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	var scanEnd time.Time
+	var scanCPU float64
+	c0, _ := cpuTicks(w.p.pid())
+	if err := waitFor("the window's scan", 30*time.Minute, func() bool {
+		st, err := w.status()
+		if err == nil && !st.Scan.Running && st.Scan.Found >= b.lib.Tracks {
+			scanEnd = time.Now()
+			return true
+		}
+		return false
+	}); err != nil {
+		return err
+	}
+	c1, _ := cpuTicks(w.p.pid())
+	scanCPU = float64(c1-c0) / clockTicks
+	fullAt, _, err := windowListed(w.p, k, b.lib.Tracks+1, 5*time.Minute)
+	if err != nil {
+		return err
+	}
+	b.report("window first launch: the list showed its first tracks %v after the start (scanning), the scan ended after %v (%.1f s of CPU while it ran), the list was complete %v after the scan ended; load %.2f",
+		firstAt.Sub(t0).Round(100*time.Millisecond), scanEnd.Sub(t0).Round(100*time.Millisecond), scanCPU,
+		max(0, fullAt.Sub(scanEnd)).Round(10*time.Millisecond), loadavg())
+	b.report("window RSS after the scan: %.0f MB", rssMB(w.p.pid()))
+	time.Sleep(3 * time.Second)
+
+	// Page switches: from the click to the page on screen (the title and
+	// the top of the page change together in one frame), watched through
+	// the X server every few milliseconds.
+	var switches []string
+	var worst time.Duration
+	for round := range 2 {
+		for _, p := range []string{"Artists", "Albums", "Tracks", "Playlists", "Queue", "Devices", "Settings", "Tracks"} {
+			d, err := probe("click", fmt.Sprint(sidebarX), fmt.Sprint(pageY[p]), "700", "120", "200", "0")
+			if err != nil {
+				return err
+			}
+			worst = max(worst, d)
+			if round == 1 {
+				switches = append(switches, fmt.Sprintf("%s %v", p, d))
+			}
+			time.Sleep(time.Second)
+		}
+	}
+	b.report("page switch, click to page on screen: max %v (%s; first visits not counted)", worst, strings.Join(switches, ", "))
+
+	// A fast scroll of the album grid: 40 notches 10 ms apart, then how
+	// long it goes on changing after the last one.
+	if err := showPage("Albums"); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+	var settles []string
+	for range 3 {
+		d, err := probe("wheel", fmt.Sprint(bodyX), fmt.Sprint(bodyY), "40", "900", "500", "220", "120")
+		if err != nil {
+			return err
+		}
+		settles = append(settles, fmt.Sprint(d))
+		time.Sleep(time.Second)
+	}
+	st, _ := w.stats()
+	b.report("album grid, 40 wheel notches 10 ms apart: on screen for good %s after the last notch; window RSS after visiting every page %.0f MB, %d goroutines",
+		strings.Join(settles, ", "), rssMB(w.p.pid()), st.Goroutines)
+
+	var terms []string
+	for i := range 3 {
+		if i > 0 {
+			w = &device{bin: b.bin, dir: w.dir, env: b.env}
+			if err := w.start(); err != nil {
+				return err
+			}
+			if _, _, err := windowListed(w.p, 0, b.lib.Tracks+1, 5*time.Minute); err != nil {
+				return err
+			}
+			if i == 2 {
+				if _, err := w.ctl("scan"); err != nil {
+					return err
+				}
+				time.Sleep(300 * time.Millisecond)
+			}
+		}
+		d, err := w.p.term(30 * time.Second)
+		if err != nil {
+			return err
+		}
+		terms = append(terms, fmt.Sprint(d.Round(time.Millisecond)))
+	}
+	b.report("window SIGTERM to exit: %s (idle, idle after a restart, scanning)", strings.Join(terms, ", "))
+	return nil
+}

@@ -1,0 +1,72 @@
+package library
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/furudesk/furudesk/internal/benchlib"
+)
+
+// countingIndex is a MemIndex that records the sizes of the batches Put
+// gets, and can cancel a scan at its first batch.
+type countingIndex struct {
+	*MemIndex
+	mu      sync.Mutex
+	batches []int
+	onPut   func()
+}
+
+func (x *countingIndex) Put(ts []Track) error {
+	x.mu.Lock()
+	x.batches = append(x.batches, len(ts))
+	f := x.onPut
+	x.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return x.MemIndex.Put(ts)
+}
+
+// A scan writes its tracks in batches (one transaction each in storage,
+// the search index updated per batch), never one at a time; and a scan
+// cancelled while it runs (furudesk shutting down) returns at once,
+// keeping the batches it wrote.
+func TestScanCommitsInBatchesAndStopsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 1,500 files")
+	}
+	c, err := benchlib.Generate(t.TempDir(), 1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := &countingIndex{MemIndex: NewMemIndex()}
+	res, err := Scan(context.Background(), idx, []string{c.Dir}, ScanOptions{})
+	if err != nil || res.Added != 1500 {
+		t.Fatalf("scan: %v, %+v", err, res)
+	}
+	total := 0
+	for _, n := range idx.batches {
+		if n > putBatch {
+			t.Fatalf("a batch of %d tracks, want at most %d", n, putBatch)
+		}
+		total += n
+	}
+	if total != 1500 || len(idx.batches) > 1500/putBatch+1 {
+		t.Fatalf("%d tracks in %d batches %v, want 1500 in %d", total, len(idx.batches), idx.batches, 1500/putBatch+1)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	again := &countingIndex{MemIndex: NewMemIndex(), onPut: cancel}
+	t0 := time.Now()
+	res, err = Scan(ctx, again, []string{c.Dir}, ScanOptions{})
+	if took := time.Since(t0); !errors.Is(err, context.Canceled) || took > 10*time.Second {
+		t.Fatalf("cancelled at its first batch: %v after %v, want context.Canceled at once", err, took)
+	}
+	if again.Len() < putBatch || again.Len() == 1500 {
+		t.Fatalf("a cancelled scan kept %d tracks, want the batches written before", again.Len())
+	}
+	_ = res
+}

@@ -1,0 +1,72 @@
+package ui
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/ui/internal/fakebackend"
+)
+
+// readsBackend counts the reads of the whole catalog.
+type readsBackend struct {
+	*fakebackend.Backend
+	reads atomic.Int64
+}
+
+func (b *readsBackend) Tracks() ([]library.Track, error) {
+	b.reads.Add(1)
+	return b.Backend.Tracks()
+}
+
+// While a scan stores tracks the list fills: the first batch is read at
+// once, later ones no sooner than scanReloadGap after the last read (the
+// version moves every few seconds; a large catalog takes a while to
+// read), and the end of the scan is read at once. The artist chosen and
+// the album open stay chosen and open across the reads.
+func TestListFillsWhileScanning(t *testing.T) {
+	fa := test.NewTempApp(t)
+	all := fakebackend.MakeTracks(60)
+	b := &readsBackend{Backend: fakebackend.New(nil)}
+	u := newUI(fa, b, Options{}, func(f func()) { f() })
+	u.win.Resize(fyne.NewSize(860, 520))
+	t.Cleanup(func() { u.Close(); u.win.Close() })
+	apply := func(f func(*app.Status)) {
+		b.Update(f)
+		u.apply(b.Status())
+	}
+	apply(func(st *app.Status) { st.Scan = app.ScanStatus{Running: true, Found: 60, Done: 10} })
+	reads := b.reads.Load()
+	b.SetTracks(all[:20])
+	apply(func(st *app.Status) { st.Scan.Done = 20; st.LibraryVersion++ })
+	if b.reads.Load() != reads+1 || len(u.cat.tracks) != 20 {
+		t.Fatalf("the first batch of a scan: %d reads, %d tracks listed; want it read at once", b.reads.Load()-reads, len(u.cat.tracks))
+	}
+	u.artists.list.Select(3)
+	artist := u.artists.selected
+	u.albums.openAlbum(u.cat.albums[1])
+	album := u.albums.open.title
+	b.SetTracks(all[:40])
+	apply(func(st *app.Status) { st.Scan.Done = 40; st.LibraryVersion++ })
+	if b.reads.Load() != reads+1 {
+		t.Fatalf("a second batch right after: %d reads; want it held back", b.reads.Load()-reads)
+	}
+	u.loadLibrary() // as the held-back read does when its time is up
+	if u.artists.selected != artist || u.albums.open == nil || u.albums.open.title != album {
+		t.Fatalf("after a read: artist %q (was %q), album open %v", u.artists.selected, artist, u.albums.open != nil)
+	}
+	b.SetTracks(all[:50])
+	apply(func(st *app.Status) { st.Scan.Done = 50; st.LibraryVersion++ })
+	if b.reads.Load() != reads+2 || u.reload == nil {
+		t.Fatalf("another batch right after: %d reads, held back %v; want it held back", b.reads.Load()-reads, u.reload != nil)
+	}
+	b.SetTracks(all)
+	apply(func(st *app.Status) { st.Scan = app.ScanStatus{Found: 60, Done: 60}; st.LibraryVersion++ })
+	if b.reads.Load() != reads+3 || len(u.cat.tracks) != 60 || u.reload != nil {
+		t.Fatalf("the scan ended: %d reads, %d tracks; want the whole catalog read at once", b.reads.Load()-reads, len(u.cat.tracks))
+	}
+}
