@@ -343,17 +343,16 @@ func (a *App) deviceNames() map[engine.DeviceID]string {
 // Places returns where each track only other devices have is, by content
 // id (the window greys out the ones that cannot play now). Tracks with a
 // file here are in none of it: they are on this device.
-func (a *App) Places() map[string]Place {
-	out := map[string]Place{}
-	if a.gl == nil {
-		return out
+func (a *App) Places() (map[string]Place, error) {
+	rest, err := a.remoteOnly(a.tr.ID(), a.deviceNames())
+	if err != nil {
+		return nil, err
 	}
-	names := a.deviceNames()
-	self := a.tr.ID()
-	for _, r := range a.gl.Tracks() {
-		out[r.ContentID] = remotePlace(r, self, names)
+	out := make(map[string]Place, len(rest))
+	for _, t := range rest {
+		out[t.ContentID] = t.Place
 	}
-	return out
+	return out, nil
 }
 
 // remoteCover returns the cover of a track another device holds.

@@ -385,3 +385,21 @@ func TestLocalChangeIsPublished(t *testing.T) {
 		t.Fatal("the group library was not told of the change")
 	}
 }
+
+// The window's places are those of the tracks only other devices have: a
+// track with a file here is on this device, whatever other devices (even
+// none online) have it too.
+func TestPlacesLeaveOutTracksHere(t *testing.T) {
+	r := newStreamRig(t)
+	r.gl.add("b3:aa", "Here too", "dev_cccccccccccccccccccccccc") // b3:aa has a file here
+	places, err := r.app.Places()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := places["b3:aa"]; ok {
+		t.Fatalf("a track with a file here has a place elsewhere: %+v", places["b3:aa"])
+	}
+	if p, ok := places[remoteID]; !ok || !p.Playable || p.Where != "On "+string(peerB) {
+		t.Fatalf("the track only B has: %+v (listed %v)", p, ok)
+	}
+}

@@ -76,7 +76,7 @@ type Backend interface {
 	// Places says where each track only other devices have is and whether
 	// it plays now, by content id (Status.PlacesVersion moves when that
 	// changed); tracks with a file here are in none of it.
-	Places() map[string]app.Place
+	Places() (map[string]app.Place, error)
 	Cover(contentID string) ([]byte, error)
 	// The cache of tracks played from other devices and what this device
 	// sends them (see app.App).

@@ -594,7 +594,7 @@ func (u *UI) loadLibrary() {
 		var places map[string]app.Place
 		if err == nil {
 			cat = buildCatalog(ts)
-			places = u.b.Places()
+			places, err = u.b.Places()
 		}
 		took := time.Since(t0)
 		fyne.Do(func() {
@@ -622,8 +622,12 @@ func (u *UI) loadLibrary() {
 // a device came or went or the cache changed, and redraws the lists.
 func (u *UI) loadPlaces() {
 	u.spawn(func() {
-		places := u.b.Places()
+		places, err := u.b.Places()
 		fyne.Do(func() {
+			if err != nil {
+				u.showError("Could not read where the tracks of your other devices are: " + userError(err))
+				return
+			}
 			u.places = places
 			u.showGroupColumn()
 			u.refreshLists()

@@ -494,10 +494,10 @@ func (b *Backend) SetUploadLimit(kbps int64) error {
 }
 
 // Places returns what SetPlaces set.
-func (b *Backend) Places() map[string]app.Place {
+func (b *Backend) Places() (map[string]app.Place, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return maps.Clone(b.places)
+	return maps.Clone(b.places), nil
 }
 
 // SetPlaces sets where the tracks of other devices are and bumps the
