@@ -1,13 +1,15 @@
 // Package audio plays the local queue on this machine's default output and
 // reports what the speakers really do.
 //
-// It decodes MP3, Ogg Vorbis and WAV with ebiten's decoders and FLAC with
-// github.com/mewkiz/flac, resamples everything to one output rate (16-bit
-// stereo), and drives github.com/ebitengine/oto/v3 directly — the library
-// under ebiten's audio package — with one always-playing oto player whose
-// source is this package's mixer. The mixer streams the current track, runs
-// into the prepared next track without a gap, and writes silence when paused,
-// stopped or starved. Because the device keeps pulling samples (silence
+// It decodes with FFmpeg's libraries (ffmpeg.go), or without them MP3, Ogg
+// Vorbis and WAV with ebiten's decoders and FLAC with github.com/mewkiz/flac
+// (decoders_go.go), converts everything to one output rate (16-bit stereo),
+// and plays this package's mixer on the default device: on Linux through
+// ALSA written by a C thread of its own (alsa_linux.go says why), elsewhere
+// through github.com/ebitengine/oto/v3 — the library under ebiten's audio
+// package — with one always-playing oto player. The mixer streams the
+// current track, runs into the prepared next track without a gap, and
+// writes silence when paused, stopped or starved. Because the device keeps pulling samples (silence
 // included) while it is in use the package can measure, at any time:
 //
 //   - available: the device opened without error and is consuming samples
@@ -20,7 +22,8 @@
 //   - playing: available, and the frames the device consumed last were track
 //     samples (not the silence of pause, stop or a starved decoder);
 //   - position: the track position of the last frame the device consumed
-//     (frames read by oto minus the frames oto still buffers).
+//     (frames read from the mixer minus the frames still buffered before
+//     the device).
 //
 // A device with nothing to play (no track, or paused) for
 // Options.IdleSuspend is suspended: it stops pulling samples, so an idle

@@ -54,6 +54,14 @@ func newMixer(rate, ahead int, onErr func(Track, error)) *mixer {
 
 // Read fills p with whole frames and never blocks on decoding.
 func (m *mixer) Read(p []byte) (int, error) {
+	n, _, _ := m.read(p)
+	return n, nil
+}
+
+// read is Read, also telling whether any of p is a track's (audible, even
+// if the track is silent there) and whether the current track starved (its
+// decoder was behind, so silence stands in for what it lacked).
+func (m *mixer) read(p []byte) (n int, audible, starved bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	total := len(p) / bytesPerFrame * bytesPerFrame
@@ -77,8 +85,10 @@ func (m *mixer) Read(p []byte) (int, error) {
 			}
 			m.addMark(mark{at: at, track: s.track, pos: pos})
 			i += n
+			audible = true
 		case takeStarve:
 			i = m.silence(p, i, total)
+			starved = true
 		case takeEnd:
 			if !s.failed {
 				m.addTimed(m.written+int64(i/bytesPerFrame), Finished{Track: s.track})
@@ -88,7 +98,7 @@ func (m *mixer) Read(p []byte) (int, error) {
 		}
 	}
 	m.written += int64(total / bytesPerFrame)
-	return total, nil
+	return total, audible, starved
 }
 
 // silence zeroes p[i:total], marks it and returns total.

@@ -421,3 +421,37 @@ func TestMixerSettling(t *testing.T) {
 		t.Fatal("still settling after the stop's frames were consumed")
 	}
 }
+
+// TestMixerReadTellsSilence: read says whether a track's frames are in
+// what it returned and whether the track starved, which the Linux device
+// uses to pass over the mixer's silence before a track and to wait for a
+// late decoder rather than fill its ring with silence.
+func TestMixerReadTellsSilence(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	buf := make([]byte, 512*bytesPerFrame)
+	if _, audible, starved := m.read(buf); audible || starved {
+		t.Fatalf("nothing loaded: audible %v starved %v, want neither", audible, starved)
+	}
+	a, _ := toneSource("a", 440, testRate)
+	m.play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
+	if _, audible, starved := m.read(buf); !audible || starved {
+		t.Fatalf("decoded track: audible %v starved %v, want audible only", audible, starved)
+	}
+	m.pause(-1)
+	if _, audible, _ := m.read(buf); audible {
+		t.Fatal("paused: audible, want the mixer's silence")
+	}
+	m.resume()
+	// A decoder that has produced nothing yet: the track starves.
+	release := make(chan struct{})
+	defer close(release)
+	m.play(Source{ID: "slow", Name: "slow.wav", Open: func() (io.ReadSeekCloser, error) {
+		<-release
+		return nil, io.ErrUnexpectedEOF
+	}}, 0)
+	if _, audible, starved := m.read(buf); audible || !starved {
+		t.Fatalf("stalled decoder: audible %v starved %v, want starved only", audible, starved)
+	}
+}

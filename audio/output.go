@@ -179,6 +179,9 @@ func (o *Output) setMuted(m bool) {
 	}
 	if m {
 		o.dev.SetGain(0)
+		if d, ok := o.dev.(interface{ dropMuted() }); ok {
+			d.dropMuted()
+		}
 	} else {
 		o.dev.SetGain(o.gain)
 	}
