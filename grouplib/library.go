@@ -558,7 +558,10 @@ func (l *Library) publishOwn() error {
 	slices.SortFunc(tracks, func(a, b library.Track) int { return strings.Compare(a.Path, b.Path) })
 	seen := make(map[string]bool, len(tracks))
 	entries := make([]Entry, 0, len(tracks))
-	for _, t := range tracks {
+	for i, t := range tracks {
+		if i%1024 == 0 && l.ctx.Err() != nil {
+			return l.ctx.Err()
+		}
 		if seen[t.ContentID] || !ValidContentID(t.ContentID) || Ext(t.Format) == "" {
 			continue
 		}

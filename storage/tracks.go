@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -666,9 +667,10 @@ func (s *Store) FileStamps() (map[string]FileStamp, error) {
 // FileStates is what a rescan compares against the disk, by path: for
 // tracks their size, modification time, content id and cover reference;
 // for rejected files their size and modification time. It reads only
-// those columns, not the whole catalog.
-func (s *Store) FileStates() (map[string]library.FileState, error) {
-	rows, err := s.db.Query(`SELECT path, size, mtime_ns, content_id, cover FROM tracks
+// those columns, not the whole catalog. Once ctx is done it gives up with
+// ctx's error.
+func (s *Store) FileStates(ctx context.Context) (map[string]library.FileState, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, content_id, cover FROM tracks
 UNION ALL SELECT path, size, mtime_ns, '', '' FROM rejected_files WHERE path NOT IN (SELECT path FROM tracks)`)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read file states: %w", err)
@@ -684,6 +686,9 @@ UNION ALL SELECT path, size, mtime_ns, '', '' FROM rejected_files WHERE path NOT
 		}
 		st.ModTime = time.Unix(0, mtime)
 		out[p] = st
+		if len(out)%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("storage: read file states: %w", err)
