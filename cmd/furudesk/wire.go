@@ -140,7 +140,7 @@ func (d *device) close() error {
 		step("group library", d.gl.Close()) // its fetches end; the node closes what it serves
 	}
 	if d.out != nil {
-		step("audio", d.out.Close())
+		step("audio", closeWithin("the audio output", audioCloseWait, d.out.Close, d.log))
 	}
 	if d.node != nil {
 		// Node.Close writes that snapshot before it closes the
