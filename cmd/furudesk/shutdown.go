@@ -2,6 +2,9 @@ package main
 
 import (
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 )
 
@@ -28,4 +31,21 @@ func closeWithin(what string, limit time.Duration, close func() error, log *slog
 		}
 		return nil
 	}
+}
+
+// logQuitSignals logs (-v) when SIGTERM or SIGINT arrives while the window
+// runs (Fyne quits on them itself), so a slow quit's log shows where the
+// time went. The returned func stops it.
+func logQuitSignals(log *slog.Logger) (stop func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-sig:
+			log.Debug("quit asked", "signal", s.String())
+		case <-done:
+		}
+	}()
+	return func() { signal.Stop(sig); close(done) }
 }
