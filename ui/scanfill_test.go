@@ -118,3 +118,26 @@ func TestScanEndReadBeginsAtOnce(t *testing.T) {
 		t.Fatalf("the older read replaced the newer one (%v), or reads are left: %d under way, again %v", u.cat != shown, u.loads, u.loadAgain)
 	}
 }
+
+// A read of the catalog that ends after the window was closed (quitting)
+// shows nothing: once Fyne's loop ended its callbacks would run on the
+// reading goroutine, racing with the quit.
+func TestReadEndingAfterCloseShowsNothing(t *testing.T) {
+	fa := test.NewTempApp(t)
+	b := &readsBackend{Backend: fakebackend.New(fakebackend.MakeTracks(30))}
+	var queued []func()
+	u := newUI(fa, b, Options{}, func(f func()) { queued = append(queued, f) })
+	t.Cleanup(func() { u.win.Close() })
+	if len(queued) == 0 {
+		t.Fatal("the window did not ask for the catalog")
+	}
+	u.Close()
+	for len(queued) > 0 {
+		f := queued[0]
+		queued = queued[1:]
+		f()
+	}
+	if u.cat != nil {
+		t.Fatalf("a read ending after the window closed showed %d tracks", len(u.cat.tracks))
+	}
+}

@@ -210,7 +210,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		u.prefs = &memPrefs{}
 	}
 	u.loop = u.tickLoop
-	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
+	u.feed = &statusFeed{do: u.do, apply: u.apply}
 	u.covers = newCoverCache(b, spawn, coverCacheBytes)
 	useAppTheme(fa)
 	u.win = fa.NewWindow(opts.Title)
@@ -529,7 +529,7 @@ func (u *UI) tickLoop(stop <-chan struct{}, first time.Duration) {
 		case <-stop:
 			return
 		case <-t.C:
-			fyne.Do(u.tick)
+			u.do(u.tick)
 			t.Reset(u.opts.Tick)
 		}
 	}
@@ -582,7 +582,7 @@ func (u *UI) libraryChanged() {
 		return
 	}
 	u.reload = time.AfterFunc(wait, func() {
-		fyne.Do(func() {
+		u.do(func() {
 			u.reload = nil
 			u.loadLibrary()
 		})
@@ -615,7 +615,7 @@ func (u *UI) loadLibrary() {
 			places, err = u.b.Places()
 		}
 		took := time.Since(t0)
-		fyne.Do(func() {
+		u.do(func() {
 			u.loads--
 			if !stale {
 				u.loadTook = took
@@ -647,7 +647,7 @@ func (u *UI) loadLibrary() {
 func (u *UI) loadPlaces() {
 	u.spawn(func() {
 		places, err := u.b.Places()
-		fyne.Do(func() {
+		u.do(func() {
 			if err != nil {
 				u.showError("Could not read where the tracks of your other devices are: " + userError(err))
 				return
@@ -717,12 +717,26 @@ func (u *UI) run(what string, f func() error) {
 	})
 }
 
+// do runs f on the UI goroutine (fyne.Do) unless the window was closed
+// meanwhile: once Fyne's loop ended, fyne.Do runs f at once on the
+// caller's goroutine, and the window's work (a catalog of 100,000 tracks
+// shown, a status applied) would then race with the quit and slow it.
+func (u *UI) do(f func()) {
+	fyne.Do(func() {
+		select {
+		case <-u.done:
+		default:
+			f()
+		}
+	})
+}
+
 // runThen calls f off the UI goroutine and then done with its error on the
 // UI goroutine.
 func (u *UI) runThen(f func() error, done func(error)) {
 	u.spawn(func() {
 		err := f()
-		fyne.Do(func() { done(err) })
+		u.do(func() { done(err) })
 	})
 }
 
