@@ -133,9 +133,7 @@ func runGUI(a *app.App, opts options) error {
 		case <-ran:
 		}
 	}()
-	stopQuitLog := logQuitSignals(log)
 	u.Run()
-	stopQuitLog()
 	log.Debug("window closed")
 	close(ran)
 	return nil

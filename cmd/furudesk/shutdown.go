@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -33,19 +34,45 @@ func closeWithin(what string, limit time.Duration, close func() error, log *slog
 	}
 }
 
-// logQuitSignals logs (-v) when SIGTERM or SIGINT arrives while the window
-// runs (Fyne quits on them itself), so a slow quit's log shows where the
-// time went. The returned func stops it.
-func logQuitSignals(log *slog.Logger) (stop func()) {
+// windowQuitWait is how long a quit asked by a signal waits for the
+// window's loop to end (it may be busy showing 100,000 tracks) before
+// furudesk shuts down without it.
+const windowQuitWait = 400 * time.Millisecond
+
+// guardQuit watches for SIGTERM and SIGINT while the window runs (Fyne
+// quits on them itself, when its loop gets to it) and logs them (-v).
+// When the window has not closed wait after one, it calls stuck, which
+// shuts down without the window. The returned func stops watching; call
+// it once the window closed.
+func guardQuit(log *slog.Logger, wait time.Duration, stuck func()) (stop func()) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	stopWatch := watchQuit(sig, log, wait, stuck)
+	return func() {
+		stopWatch()
+		signal.Stop(sig)
+	}
+}
+
+// watchQuit is guardQuit on a channel of signals.
+func watchQuit(sig <-chan os.Signal, log *slog.Logger, wait time.Duration, stuck func()) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		select {
 		case s := <-sig:
 			log.Debug("quit asked", "signal", s.String())
 		case <-done:
+			return
+		}
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			log.Info("the window did not close in time after the quit signal: shutting down without it", "waited", wait)
+			stuck()
+		case <-done:
 		}
 	}()
-	return func() { signal.Stop(sig); close(done) }
+	var once sync.Once
+	return func() { once.Do(func() { close(done) }) }
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -32,6 +33,9 @@ type device struct {
 	ctl    *ctlServer
 	cancel context.CancelFunc
 	log    *slog.Logger
+
+	closeOnce sync.Once // close runs once, whoever calls it first (the window's quit, a signal's)
+	closeErr  error
 }
 
 func openDevice(opts options, stderr io.Writer) (*device, error) {
@@ -121,6 +125,11 @@ func newIdentity(s *storage.Store, name string) (storage.Identity, error) {
 // close stops everything that was opened, in reverse order; -v logs how
 // long each step took (a quit must end within a second).
 func (d *device) close() error {
+	d.closeOnce.Do(func() { d.closeErr = d.closeAll() })
+	return d.closeErr
+}
+
+func (d *device) closeAll() error {
 	var errs []error
 	t := time.Now()
 	step := func(name string, err error) {
