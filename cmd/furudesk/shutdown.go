@@ -13,7 +13,7 @@ import (
 // Closing it can take seconds on a loaded machine (the sound server is
 // slow to let the device go); past this the process exits and the system
 // releases the device. Everything that must be saved was saved before.
-const audioCloseWait = 300 * time.Millisecond
+const audioCloseWait = 200 * time.Millisecond
 
 // closeWithin runs close and waits for it at most limit; a close still
 // running then goes on by itself, and closeWithin logs that and returns
@@ -37,7 +37,7 @@ func closeWithin(what string, limit time.Duration, close func() error, log *slog
 // windowQuitWait is how long a quit asked by a signal waits for the
 // window's loop to end (it may be busy showing 100,000 tracks) before
 // furudesk shuts down without it.
-const windowQuitWait = 400 * time.Millisecond
+const windowQuitWait = 250 * time.Millisecond
 
 // guardQuit watches for SIGTERM and SIGINT while the window runs (Fyne
 // quits on them itself, when its loop gets to it) and logs them (-v).
