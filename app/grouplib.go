@@ -60,7 +60,16 @@ func GroupFiles(s Store) grouplib.Files { return groupFiles{s} }
 
 type groupFiles struct{ s Store }
 
-func (f groupFiles) Tracks() ([]library.Track, error) { return f.s.Tracks() }
+// Tracks reads the catalog a track at a time, so that closing the group
+// library (ctx) stops a read of 100,000 tracks at once.
+func (f groupFiles) Tracks(ctx context.Context) ([]library.Track, error) {
+	var out []library.Track
+	err := f.s.EachTrack(0, -1, func(t library.Track) error {
+		out = append(out, t)
+		return ctx.Err()
+	})
+	return out, err
+}
 
 func (f groupFiles) File(id string) (string, bool) {
 	t, err := f.s.TrackByContentID(id)

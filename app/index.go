@@ -14,7 +14,9 @@ type StoreIndex struct{ S *storage.Store }
 var _ library.Index = StoreIndex{}
 
 // Known implements library.Index.
-func (x StoreIndex) Known() (map[string]library.FileState, error) { return x.S.FileStates() }
+func (x StoreIndex) Known(ctx context.Context) (map[string]library.FileState, error) {
+	return x.S.FileStates(ctx)
+}
 
 // Put implements library.Index.
 func (x StoreIndex) Put(tracks []library.Track) error { return x.S.PutTracks(tracks) }

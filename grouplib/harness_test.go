@@ -332,7 +332,7 @@ func newTestFiles() *testFiles {
 	return &testFiles{tracks: map[string]library.Track{}, serve: map[string]string{}, covers: map[string][]byte{}}
 }
 
-func (f *testFiles) Tracks() ([]library.Track, error) {
+func (f *testFiles) Tracks(context.Context) ([]library.Track, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []library.Track

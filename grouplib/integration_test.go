@@ -41,7 +41,7 @@ type files struct {
 	tracks []library.Track
 }
 
-func (f *files) Tracks() ([]library.Track, error) {
+func (f *files) Tracks(context.Context) ([]library.Track, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]library.Track(nil), f.tracks...), nil

@@ -40,8 +40,9 @@ type OpLog interface {
 // Files is this device's own library. Its methods are called from any
 // goroutine.
 type Files interface {
-	// Tracks lists the library's tracks.
-	Tracks() ([]library.Track, error)
+	// Tracks lists the library's tracks; it gives up with ctx's error
+	// once ctx is done (the library is closing).
+	Tracks(ctx context.Context) ([]library.Track, error)
 	// File returns the path of this device's file of a content id.
 	File(contentID string) (path string, ok bool)
 	// Cover returns the cover art of one of this device's tracks.
@@ -436,7 +437,7 @@ func (l *Library) syncOnce() time.Duration {
 	}
 	l.mu.Unlock()
 	if publish {
-		if err := l.publishOwn(); err != nil {
+		if err := l.publishOwn(); err != nil && l.ctx.Err() == nil {
 			l.log.Warn("grouplib: publishing this device's catalog", "err", err)
 			next = min(next, time.Second)
 		}
@@ -539,12 +540,17 @@ func mapsEqual(a, b map[engine.DeviceID]bool) bool {
 }
 
 // publishOwn makes the own catalog the library's tracks now, stores what
-// changed and signs the new head.
+// changed and signs the new head. Closing the library stops it between
+// its steps (reading 100,000 tracks, comparing, storing take a while):
+// nothing is stored then, and the next launch publishes again.
 func (l *Library) publishOwn() error {
 	l.mu.Lock()
 	l.dirty = false
 	l.mu.Unlock()
-	tracks, err := l.cfg.Files.Tracks()
+	tracks, err := l.cfg.Files.Tracks(l.ctx)
+	if err == nil {
+		err = l.ctx.Err()
+	}
 	if err != nil {
 		l.LocalChanged()
 		return err
@@ -552,7 +558,10 @@ func (l *Library) publishOwn() error {
 	slices.SortFunc(tracks, func(a, b library.Track) int { return strings.Compare(a.Path, b.Path) })
 	seen := make(map[string]bool, len(tracks))
 	entries := make([]Entry, 0, len(tracks))
-	for _, t := range tracks {
+	for i, t := range tracks {
+		if i%1024 == 0 && l.ctx.Err() != nil {
+			return l.ctx.Err()
+		}
 		if seen[t.ContentID] || !ValidContentID(t.ContentID) || Ext(t.Format) == "" {
 			continue
 		}
@@ -562,6 +571,9 @@ func (l *Library) publishOwn() error {
 			continue
 		}
 		entries = append(entries, e)
+	}
+	if err := l.ctx.Err(); err != nil {
+		return err
 	}
 	l.mu.RLock()
 	next := l.catalogs[l.self].Clone()
@@ -573,7 +585,7 @@ func (l *Library) publishOwn() error {
 	if d.Empty() {
 		return nil
 	}
-	if err := l.cfg.Store.SaveDelta(d, next.Floor); err != nil {
+	if err := l.cfg.Store.SaveDelta(l.ctx, d, next.Floor); err != nil {
 		return fmt.Errorf("grouplib: store this device's catalog: %w", err)
 	}
 	l.mu.Lock()
@@ -733,7 +745,7 @@ func (l *Library) syncFrom(src, origin engine.DeviceID, head Head, have *Catalog
 			}
 			return fmt.Errorf("%w (from %s)", ErrDigest, src)
 		}
-		if err := l.cfg.Store.SaveDelta(d, next.Floor); err != nil {
+		if err := l.cfg.Store.SaveDelta(l.ctx, d, next.Floor); err != nil {
 			return fmt.Errorf("grouplib: store the catalog of %s: %w", origin, err)
 		}
 		l.mu.Lock()

@@ -1,6 +1,7 @@
 package grouplib
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"sync"
@@ -19,8 +20,9 @@ type Store interface {
 	// transaction: a Full delta replaces it; otherwise the items are
 	// written, the removed ones deleted and remembered as tombstones.
 	// Tombstones dated at or below floor are dropped, and the catalog's
-	// version becomes d.Version and its floor floor.
-	SaveDelta(d Delta, floor uint64) error
+	// version becomes d.Version and its floor floor. Once ctx is done it
+	// gives up, writing nothing, and returns ctx's error.
+	SaveDelta(ctx context.Context, d Delta, floor uint64) error
 	// DeleteCatalog forgets the catalog of a device.
 	DeleteCatalog(origin engine.DeviceID) error
 }
@@ -69,11 +71,14 @@ func (s *MemStore) LoadCatalogs() ([]StoredCatalog, error) {
 }
 
 // SaveDelta implements Store.
-func (s *MemStore) SaveDelta(d Delta, floor uint64) error {
+func (s *MemStore) SaveDelta(ctx context.Context, d Delta, floor uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
 		return s.fail
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	c := s.cats[d.Origin]
 	if c == nil || d.Full {

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"sort"
 	"strings"
 	"sync"
@@ -35,8 +36,10 @@ func StateOf(t Track) FileState {
 // concurrent use. Each method is a unit: Put and Delete either apply fully or
 // return an error.
 type Index interface {
-	// Known returns the state of every indexed file, keyed by absolute path.
-	Known() (map[string]FileState, error)
+	// Known returns the state of every indexed file, keyed by absolute
+	// path. Once ctx is done it gives up with ctx's error (reading
+	// 100,000 states takes a while; a quit must not wait for it).
+	Known(ctx context.Context) (map[string]FileState, error)
 	// Put inserts or replaces tracks, keyed by Track.Path.
 	Put(tracks []Track) error
 	// Delete removes the given paths; unknown paths are ignored.
@@ -97,7 +100,10 @@ func NewMemIndex() *MemIndex {
 var _ Index = (*MemIndex)(nil)
 
 // Known implements Index.
-func (m *MemIndex) Known() (map[string]FileState, error) {
+func (m *MemIndex) Known(ctx context.Context) (map[string]FileState, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	out := make(map[string]FileState, len(m.tracks))

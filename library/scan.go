@@ -169,7 +169,7 @@ type scanner struct {
 // An error from idx stops the scan and is returned.
 func Scan(ctx context.Context, idx Index, roots []string, opts ScanOptions) (ScanResult, error) {
 	var res ScanResult
-	known, err := idx.Known()
+	known, err := idx.Known(ctx)
 	if err != nil {
 		return res, fmt.Errorf("library: reading index: %w", err)
 	}

@@ -70,3 +70,34 @@ func TestScanCommitsInBatchesAndStopsAtOnce(t *testing.T) {
 	}
 	_ = res
 }
+
+// slowKnownIndex is an index whose Known (reading 100,000 file states)
+// lasts until its context is done.
+type slowKnownIndex struct {
+	*MemIndex
+	reading chan struct{}
+}
+
+func (x *slowKnownIndex) Known(ctx context.Context) (map[string]FileState, error) {
+	close(x.reading)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A scan cancelled while it reads what the index knows (the first step of
+// every scan, long with a large library) stops there: it returns the
+// context's error and writes nothing.
+func TestScanCancelledWhileReadingTheIndex(t *testing.T) {
+	dir := t.TempDir()
+	albumTree(t, dir, 1, 2)
+	idx := &slowKnownIndex{MemIndex: NewMemIndex(), reading: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-idx.reading
+		cancel()
+	}()
+	_, err := Scan(ctx, idx, []string{dir}, ScanOptions{})
+	if !errors.Is(err, context.Canceled) || idx.Len() != 0 {
+		t.Fatalf("cancelled while reading the index: %v, %d tracks written; want context.Canceled and none", err, idx.Len())
+	}
+}

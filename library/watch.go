@@ -435,7 +435,7 @@ func (w *Watcher) flush() bool {
 	if len(w.pending) == 0 && len(w.covers) == 0 {
 		return true
 	}
-	known, err := w.idx.Known()
+	known, err := w.idx.Known(w.ctx)
 	if err != nil {
 		clear(w.pending)
 		return w.emit(Event{Kind: Failed, Err: fmt.Errorf("library: reading index: %w", err)})

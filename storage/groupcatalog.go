@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -83,23 +84,23 @@ func readCatalogItems(tx *sql.Tx, c *grouplib.StoredCatalog) error {
 }
 
 // SaveDelta applies a catalog delta in one transaction (grouplib.Store).
-func (s *Store) SaveDelta(d grouplib.Delta, floor uint64) error {
+func (s *Store) SaveDelta(ctx context.Context, d grouplib.Delta, floor uint64) error {
 	origin := string(d.Origin)
-	return s.write(func(tx *sql.Tx) error {
+	return s.writeContext(ctx, func(tx *sql.Tx) error {
 		if d.Full {
 			for _, q := range []string{`DELETE FROM group_catalog_items WHERE origin = ?`, `DELETE FROM group_catalog_gone WHERE origin = ?`} {
-				if _, err := tx.Exec(q, origin); err != nil {
+				if _, err := tx.ExecContext(ctx, q, origin); err != nil {
 					return fmt.Errorf("storage: save catalog: %w", err)
 				}
 			}
 		}
-		put, err := tx.Prepare(`INSERT INTO group_catalog_items (origin, content_id, ver, entry) VALUES (?, ?, ?, ?)
+		put, err := tx.PrepareContext(ctx, `INSERT INTO group_catalog_items (origin, content_id, ver, entry) VALUES (?, ?, ?, ?)
 ON CONFLICT (origin, content_id) DO UPDATE SET ver = excluded.ver, entry = excluded.entry`)
 		if err != nil {
 			return fmt.Errorf("storage: save catalog: %w", err)
 		}
 		defer put.Close()
-		unGone, err := tx.Prepare(`DELETE FROM group_catalog_gone WHERE origin = ? AND content_id = ?`)
+		unGone, err := tx.PrepareContext(ctx, `DELETE FROM group_catalog_gone WHERE origin = ? AND content_id = ?`)
 		if err != nil {
 			return fmt.Errorf("storage: save catalog: %w", err)
 		}
@@ -109,28 +110,28 @@ ON CONFLICT (origin, content_id) DO UPDATE SET ver = excluded.ver, entry = exclu
 			if err != nil {
 				return fmt.Errorf("storage: save catalog: %w", err)
 			}
-			if _, err := put.Exec(origin, it.ContentID, it.Ver, string(b)); err != nil {
+			if _, err := put.ExecContext(ctx, origin, it.ContentID, it.Ver, string(b)); err != nil {
 				return fmt.Errorf("storage: save catalog: %w", err)
 			}
 			if !d.Full {
-				if _, err := unGone.Exec(origin, it.ContentID); err != nil {
+				if _, err := unGone.ExecContext(ctx, origin, it.ContentID); err != nil {
 					return fmt.Errorf("storage: save catalog: %w", err)
 				}
 			}
 		}
 		for _, g := range d.Gone {
-			if _, err := tx.Exec(`DELETE FROM group_catalog_items WHERE origin = ? AND content_id = ?`, origin, g.ContentID); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM group_catalog_items WHERE origin = ? AND content_id = ?`, origin, g.ContentID); err != nil {
 				return fmt.Errorf("storage: save catalog: %w", err)
 			}
-			if _, err := tx.Exec(`INSERT INTO group_catalog_gone (origin, content_id, ver) VALUES (?, ?, ?)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO group_catalog_gone (origin, content_id, ver) VALUES (?, ?, ?)
 ON CONFLICT (origin, content_id) DO UPDATE SET ver = excluded.ver`, origin, g.ContentID, g.Ver); err != nil {
 				return fmt.Errorf("storage: save catalog: %w", err)
 			}
 		}
-		if _, err := tx.Exec(`DELETE FROM group_catalog_gone WHERE origin = ? AND ver <= ?`, origin, floor); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM group_catalog_gone WHERE origin = ? AND ver <= ?`, origin, floor); err != nil {
 			return fmt.Errorf("storage: save catalog: %w", err)
 		}
-		if _, err := tx.Exec(`INSERT INTO group_catalogs (origin, version, floor) VALUES (?, ?, ?)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO group_catalogs (origin, version, floor) VALUES (?, ?, ?)
 ON CONFLICT (origin) DO UPDATE SET version = excluded.version, floor = excluded.floor`, origin, d.Version, floor); err != nil {
 			return fmt.Errorf("storage: save catalog: %w", err)
 		}

@@ -1,6 +1,8 @@
 package storage
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -35,7 +37,7 @@ func TestCatalogRoundTrip(t *testing.T) {
 		if i == 0 {
 			d = c.Since(0) // the first as a whole catalog, as a new peer gets it
 		}
-		if err := s.SaveDelta(d, c.Floor); err != nil {
+		if err := s.SaveDelta(context.Background(), d, c.Floor); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -58,5 +60,25 @@ func TestCatalogRoundTrip(t *testing.T) {
 	}
 	if cats, _ := s.LoadCatalogs(); len(cats) != 0 {
 		t.Fatalf("after delete: %+v", cats)
+	}
+}
+
+// A catalog write given up (the group library closing: its context is
+// done) writes nothing: the stored catalog stays as it was.
+func TestSaveDeltaGivenUpWritesNothing(t *testing.T) {
+	s, _ := openTemp(t)
+	const origin = engine.DeviceID("dev_aaaaaaaaaaaaaaaaaaaaaaaa")
+	c := grouplib.NewCatalog(origin)
+	d, err := c.Publish([]grouplib.Entry{catEntry(1, "one"), catEntry(2, "two")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.SaveDelta(ctx, d, c.Floor); !errors.Is(err, context.Canceled) {
+		t.Fatalf("SaveDelta with its context done: %v, want context.Canceled", err)
+	}
+	if cats, err := s.LoadCatalogs(); err != nil || len(cats) != 0 {
+		t.Fatalf("after a write given up: %+v, %v", cats, err)
 	}
 }

@@ -268,7 +268,13 @@ func (s *Store) writeNoSync(fn func(tx *sql.Tx) error) error {
 }
 
 func (s *Store) write(fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.Begin()
+	return s.writeContext(context.Background(), fn)
+}
+
+// writeContext is write that gives up once ctx is done: database/sql
+// rolls the transaction back then, and fn's statements fail.
+func (s *Store) writeContext(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("storage: begin: %w", err)
 	}

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -156,15 +157,20 @@ RETURNING id`)
 			return fmt.Errorf("storage: put tracks: %w", err)
 		}
 		defer addArtist.Close()
-		unreject, err := tx.Prepare(`DELETE FROM rejected_files WHERE path = ?`)
+		// A file that is a track now is no longer rejected: one statement
+		// for the batch (a scan writes 100,000 tracks).
+		pj, err := json.Marshal(paths)
 		if err != nil {
 			return fmt.Errorf("storage: put tracks: %w", err)
 		}
-		defer unreject.Close()
+		if _, err := tx.Exec(`DELETE FROM rejected_files WHERE path IN (SELECT value FROM json_each(?))`, string(pj)); err != nil {
+			return fmt.Errorf("storage: put tracks: %w", err)
+		}
 		// added_at_ms is set here rather than by the tracks_added_at
 		// trigger (which runs only for a zero), saving an update per track.
 		now := time.Now().UnixMilli()
 		var stale, index []int64
+		added := make(map[string]bool, len(tracks))
 		for _, t := range tracks {
 			artists := t.Artists
 			if artists == nil {
@@ -182,7 +188,8 @@ RETURNING id`)
 				t.Genre, int64(t.Duration), t.Cover, text, tg, tp, ag, ap, now).Scan(&id); err != nil {
 				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
-			switch o, known := old[t.Path]; {
+			o, known := old[t.Path]
+			switch {
 			case !known:
 				index = append(index, id)
 			case o.text != text:
@@ -190,16 +197,19 @@ RETURNING id`)
 				index = append(index, id)
 				old[t.Path] = indexed{id: id, text: text}
 			}
-			if _, err := delArtists.Exec(id); err != nil {
-				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
+			// A new row has no artists yet (a deleted track's went with
+			// it: ON DELETE CASCADE), unless its path came earlier in
+			// the batch.
+			if known || added[t.Path] {
+				if _, err := delArtists.Exec(id); err != nil {
+					return fmt.Errorf("storage: put track %s: %w", t.Path, err)
+				}
 			}
+			added[t.Path] = true
 			for i, a := range t.Artists {
 				if _, err := addArtist.Exec(id, i, a); err != nil {
 					return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 				}
-			}
-			if _, err := unreject.Exec(t.Path); err != nil {
-				return fmt.Errorf("storage: put track %s: %w", t.Path, err)
 			}
 		}
 		if err := unindex(tx, stale); err != nil {
@@ -657,9 +667,10 @@ func (s *Store) FileStamps() (map[string]FileStamp, error) {
 // FileStates is what a rescan compares against the disk, by path: for
 // tracks their size, modification time, content id and cover reference;
 // for rejected files their size and modification time. It reads only
-// those columns, not the whole catalog.
-func (s *Store) FileStates() (map[string]library.FileState, error) {
-	rows, err := s.db.Query(`SELECT path, size, mtime_ns, content_id, cover FROM tracks
+// those columns, not the whole catalog. Once ctx is done it gives up with
+// ctx's error.
+func (s *Store) FileStates(ctx context.Context) (map[string]library.FileState, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path, size, mtime_ns, content_id, cover FROM tracks
 UNION ALL SELECT path, size, mtime_ns, '', '' FROM rejected_files WHERE path NOT IN (SELECT path FROM tracks)`)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read file states: %w", err)
@@ -675,6 +686,9 @@ UNION ALL SELECT path, size, mtime_ns, '', '' FROM rejected_files WHERE path NOT
 		}
 		st.ModTime = time.Unix(0, mtime)
 		out[p] = st
+		if len(out)%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("storage: read file states: %w", err)

@@ -330,3 +330,39 @@ func TestAlbumCoverTrack(t *testing.T) {
 		t.Fatalf("album id %q parses to %q %q %v", id, a, al, ok)
 	}
 }
+
+// A batch writes each track's artists once: a new track's (no delete
+// needed), a known track's replaced, and a path twice in one batch ends
+// with the last one's; a rejected file that became a track is no longer
+// rejected.
+func TestPutTracksArtistsAndRejections(t *testing.T) {
+	s, _ := openTemp(t)
+	tr := func(p string, artists ...string) library.Track {
+		return library.Track{Path: p, ContentID: "b3:" + p, Format: "mp3", Title: "T", Artists: artists}
+	}
+	if err := s.PutRejectedFiles([]RejectedFile{{Path: "/m/b.mp3", Reason: "not audio"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutTracks([]library.Track{tr("/m/a.mp3", "A1", "A2"), tr("/m/b.mp3", "B"), tr("/m/a.mp3", "A3")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutTracks([]library.Track{tr("/m/b.mp3", "B2", "B3")}); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, p := range []string{"/m/a.mp3", "/m/b.mp3"} {
+		var names string
+		if err := s.db.QueryRow(`SELECT group_concat(name, ',') FROM (SELECT a.name FROM track_artists a JOIN tracks t ON t.id = a.track_id
+			WHERE t.path = ? ORDER BY a.position)`, p).Scan(&names); err != nil {
+			t.Fatal(err)
+		}
+		rows[p] = names
+	}
+	if rows["/m/a.mp3"] != "A3" || rows["/m/b.mp3"] != "B2,B3" {
+		t.Fatalf("artists stored: %v, want a: A3, b: B2,B3", rows)
+	}
+	var rejected int
+	if err := s.db.QueryRow(`SELECT count(*) FROM rejected_files`).Scan(&rejected); err != nil || rejected != 0 {
+		t.Fatalf("%d rejected files (%v) after the file became a track", rejected, err)
+	}
+}

@@ -70,3 +70,74 @@ func TestListFillsWhileScanning(t *testing.T) {
 		t.Fatalf("the scan ended: %d reads, %d tracks; want the whole catalog read at once", b.reads.Load()-reads, len(u.cat.tracks))
 	}
 }
+
+// The read when a scan ends does not wait for a read begun while the scan
+// ran (which lacks the last batches): it begins at once, beside it, and
+// the older read, ending later, does not replace what it shows.
+func TestScanEndReadBeginsAtOnce(t *testing.T) {
+	fa := test.NewTempApp(t)
+	all := fakebackend.MakeTracks(60)
+	b := &readsBackend{Backend: fakebackend.New(nil)}
+	var queued []func()
+	u := newUI(fa, b, Options{}, func(f func()) { queued = append(queued, f) })
+	t.Cleanup(func() { u.Close(); u.win.Close() })
+	apply := func(f func(*app.Status)) {
+		b.Update(f)
+		u.apply(b.Status())
+	}
+	runAll := func() {
+		for len(queued) > 0 {
+			f := queued[0]
+			queued = queued[1:]
+			f()
+		}
+	}
+	runAll() // the first read, of an empty library
+	apply(func(st *app.Status) { st.Scan = app.ScanStatus{Running: true, Found: 60, Done: 10} })
+	runAll()
+	b.SetTracks(all[:20])
+	apply(func(st *app.Status) { st.Scan.Done = 20; st.LibraryVersion++ })
+	if len(queued) != 1 || u.loads != 1 {
+		t.Fatalf("a first batch: %d reads under way; want 1", u.loads)
+	}
+	during := queued[0]
+	queued = nil
+	b.SetTracks(all)
+	apply(func(st *app.Status) { st.Scan = app.ScanStatus{Found: 60, Done: 60}; st.LibraryVersion++ })
+	if len(queued) != 1 || u.loads != 2 {
+		t.Fatalf("the scan ended while a read was under way: %d reads under way, %d queued; want the last read begun at once", u.loads, len(queued))
+	}
+	runAll() // the read after the scan ends first
+	if u.cat == nil || len(u.cat.tracks) != 60 {
+		t.Fatalf("after the read at the scan's end: %v tracks listed, want 60", u.cat)
+	}
+	shown := u.cat
+	during() // the read begun while scanning ends last
+	runAll()
+	if u.cat != shown || u.loads != 0 || u.loadAgain {
+		t.Fatalf("the older read replaced the newer one (%v), or reads are left: %d under way, again %v", u.cat != shown, u.loads, u.loadAgain)
+	}
+}
+
+// A read of the catalog that ends after the window was closed (quitting)
+// shows nothing: once Fyne's loop ended its callbacks would run on the
+// reading goroutine, racing with the quit.
+func TestReadEndingAfterCloseShowsNothing(t *testing.T) {
+	fa := test.NewTempApp(t)
+	b := &readsBackend{Backend: fakebackend.New(fakebackend.MakeTracks(30))}
+	var queued []func()
+	u := newUI(fa, b, Options{}, func(f func()) { queued = append(queued, f) })
+	t.Cleanup(func() { u.win.Close() })
+	if len(queued) == 0 {
+		t.Fatal("the window did not ask for the catalog")
+	}
+	u.Close()
+	for len(queued) > 0 {
+		f := queued[0]
+		queued = queued[1:]
+		f()
+	}
+	if u.cat != nil {
+		t.Fatalf("a read ending after the window closed showed %d tracks", len(u.cat.tracks))
+	}
+}

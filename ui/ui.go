@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -118,8 +119,16 @@ type UI struct {
 	places     map[string]app.Place // tracks of other devices: where, playable now
 	trackLists []*trackList         // every track list, for the Where column
 	placesVer  uint64
-	loading    bool
-	loadAgain  bool
+	// loads counts the catalog reads under way (two at most: one begun
+	// while a scan ran and the one begun when it ended); loadGen numbers
+	// the reads begun and shownGen is the read on screen (an older read
+	// ending later is dropped). loadAgain asks for one more read once
+	// they end.
+	loads     int
+	loadGen   atomic.Uint64
+	shownGen  uint64
+	scanRead  bool // the newest read began while a scan ran
+	loadAgain bool
 	// While a scan runs the catalog is read again at most every
 	// scanReloadGap, or four times as long as the last read took;
 	// loadedAt is when the last read started, loadTook how long it took,
@@ -201,7 +210,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 		u.prefs = &memPrefs{}
 	}
 	u.loop = u.tickLoop
-	u.feed = &statusFeed{do: fyne.Do, apply: u.apply}
+	u.feed = &statusFeed{do: u.do, apply: u.apply}
 	u.covers = newCoverCache(b, spawn, coverCacheBytes)
 	useAppTheme(fa)
 	u.win = fa.NewWindow(opts.Title)
@@ -520,7 +529,7 @@ func (u *UI) tickLoop(stop <-chan struct{}, first time.Duration) {
 		case <-stop:
 			return
 		case <-t.C:
-			fyne.Do(u.tick)
+			u.do(u.tick)
 			t.Reset(u.opts.Tick)
 		}
 	}
@@ -563,7 +572,7 @@ func (u *UI) libraryChanged() {
 		u.reload.Stop()
 		u.reload = nil
 	}
-	if !u.st.Scan.Running || u.loading || u.cat == nil || len(u.cat.tracks) == 0 {
+	if !u.st.Scan.Running || u.loads > 0 || u.cat == nil || len(u.cat.tracks) == 0 {
 		u.loadLibrary() // an empty list shows the first tracks at once
 		return
 	}
@@ -573,43 +582,58 @@ func (u *UI) libraryChanged() {
 		return
 	}
 	u.reload = time.AfterFunc(wait, func() {
-		fyne.Do(func() {
+		u.do(func() {
 			u.reload = nil
 			u.loadLibrary()
 		})
 	})
 }
 
+// loadLibrary reads the catalog off the UI goroutine and shows it. A read
+// asked for while one is under way follows it, except the read when a
+// scan ended: it begins at once, beside a read begun while scanning (that
+// one lacks the last batches; it is dropped if it ends later), so the
+// list is complete one read after the scan, not two.
 func (u *UI) loadLibrary() {
-	if u.loading {
+	if u.loads > 1 || u.loads == 1 && (u.st.Scan.Running || !u.scanRead) {
 		u.loadAgain = true
 		return
 	}
-	u.loading = true
+	u.loads++
+	u.scanRead = u.st.Scan.Running
 	u.loadedAt = time.Now()
+	gen := u.loadGen.Add(1)
 	u.spawn(func() {
 		t0 := time.Now()
 		ts, err := u.b.Tracks()
 		var cat *catalog
 		var places map[string]app.Place
-		if err == nil {
+		// A newer read began meanwhile: this one would not be shown.
+		stale := u.loadGen.Load() != gen
+		if err == nil && !stale {
 			cat = buildCatalog(ts)
 			places, err = u.b.Places()
 		}
 		took := time.Since(t0)
-		fyne.Do(func() {
-			u.loading = false
-			u.loadTook = took
-			if err != nil {
+		u.do(func() {
+			u.loads--
+			if !stale {
+				u.loadTook = took
+			}
+			switch {
+			case stale || gen < u.shownGen:
+				// a newer read is on screen or on its way
+			case err != nil:
 				u.showError("Could not read your library: " + userError(err))
-			} else {
+			default:
+				u.shownGen = gen
 				u.places = places
 				u.setCatalog(cat)
 			}
-			if u.loadAgain {
+			if u.loadAgain && u.loads == 0 {
 				u.loadAgain = false
 				u.loadLibrary()
-			} else if !u.st.Scan.Running {
+			} else if u.loads == 0 && !u.st.Scan.Running {
 				// Reading a large catalog made garbage several times its
 				// size; the Go runtime would keep that memory for a while.
 				u.spawn(debug.FreeOSMemory)
@@ -623,7 +647,7 @@ func (u *UI) loadLibrary() {
 func (u *UI) loadPlaces() {
 	u.spawn(func() {
 		places, err := u.b.Places()
-		fyne.Do(func() {
+		u.do(func() {
 			if err != nil {
 				u.showError("Could not read where the tracks of your other devices are: " + userError(err))
 				return
@@ -693,12 +717,26 @@ func (u *UI) run(what string, f func() error) {
 	})
 }
 
+// do runs f on the UI goroutine (fyne.Do) unless the window was closed
+// meanwhile: once Fyne's loop ended, fyne.Do runs f at once on the
+// caller's goroutine, and the window's work (a catalog of 100,000 tracks
+// shown, a status applied) would then race with the quit and slow it.
+func (u *UI) do(f func()) {
+	fyne.Do(func() {
+		select {
+		case <-u.done:
+		default:
+			f()
+		}
+	})
+}
+
 // runThen calls f off the UI goroutine and then done with its error on the
 // UI goroutine.
 func (u *UI) runThen(f func() error, done func(error)) {
 	u.spawn(func() {
 		err := f()
-		fyne.Do(func() { done(err) })
+		u.do(func() { done(err) })
 	})
 }
 

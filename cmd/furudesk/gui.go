@@ -134,6 +134,7 @@ func runGUI(a *app.App, opts options) error {
 		}
 	}()
 	u.Run()
+	log.Debug("window closed")
 	close(ran)
 	return nil
 }

@@ -92,7 +92,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "furudesk:", err)
 		return 1
 	}
+	// A quit signal saves and exits within a second even when the
+	// window's loop is busy: the device closes without waiting for it.
+	stopGuard := guardQuit(stderrLogger(opts), windowQuitWait, func() {
+		code := 0
+		if err := dev.close(); err != nil {
+			fmt.Fprintln(stderr, "furudesk:", err)
+			code = 1
+		}
+		os.Exit(code)
+	})
 	gerr := runGUI(dev.app, opts)
+	stopGuard()
 	if err := dev.close(); err != nil && gerr == nil {
 		gerr = err
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -31,6 +32,10 @@ type device struct {
 	out    *audio.Output
 	ctl    *ctlServer
 	cancel context.CancelFunc
+	log    *slog.Logger
+
+	closeOnce sync.Once // close runs once, whoever calls it first (the window's quit, a signal's)
+	closeErr  error
 }
 
 func openDevice(opts options, stderr io.Writer) (*device, error) {
@@ -39,7 +44,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	d := &device{}
+	d := &device{log: logger}
 	fail := func(err error) (*device, error) {
 		_ = d.close()
 		return nil, err
@@ -117,31 +122,45 @@ func newIdentity(s *storage.Store, name string) (storage.Identity, error) {
 	return id, nil
 }
 
-// close stops everything that was opened, in reverse order.
+// close stops everything that was opened, in reverse order; -v logs how
+// long each step took (a quit must end within a second).
 func (d *device) close() error {
+	d.closeOnce.Do(func() { d.closeErr = d.closeAll() })
+	return d.closeErr
+}
+
+func (d *device) closeAll() error {
 	var errs []error
+	t := time.Now()
+	step := func(name string, err error) {
+		errs = append(errs, err)
+		if d.log != nil {
+			d.log.Debug("shutdown", "step", name, "took", time.Since(t).Round(time.Millisecond))
+		}
+		t = time.Now()
+	}
 	if d.ctl != nil {
-		errs = append(errs, d.ctl.close())
+		step("ctl", d.ctl.close())
 	}
 	if d.app != nil {
-		errs = append(errs, d.app.Close()) // publishes a last snapshot while rendering
+		step("app", d.app.Close()) // publishes a last snapshot while rendering
 	}
 	if d.gl != nil {
-		errs = append(errs, d.gl.Close()) // its fetches end; the node closes what it serves
+		step("group library", d.gl.Close()) // its fetches end; the node closes what it serves
 	}
 	if d.out != nil {
-		errs = append(errs, d.out.Close())
+		step("audio", closeWithin("the audio output", audioCloseWait, d.out.Close, d.log))
 	}
 	if d.node != nil {
 		// Node.Close writes that snapshot before it closes the
 		// connections (bounded), so the device taking over resumes from it.
-		errs = append(errs, d.node.Close())
+		step("node", d.node.Close())
 	}
 	if d.cancel != nil {
 		d.cancel()
 	}
 	if d.store != nil {
-		errs = append(errs, d.store.Close())
+		step("store", d.store.Close())
 	}
 	return errors.Join(errs...)
 }
