@@ -24,6 +24,7 @@ extern int64_t furudeskAVSeek(uintptr_t h, int64_t off, int whence);
 
 enum {
 	IO_BUFFER = 64 << 10,
+	PROBE_IO_BUFFER = 8 << 10,
 	// Consecutive packets the decoder may refuse (a damaged stretch it
 	// skips, as ffmpeg does) before the stream counts as corrupt.
 	MAX_BAD_PACKETS = 256,
@@ -325,12 +326,15 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 	d->skip_to = -1;
 	d->stream = -1;
 	int r, code = FD_ERR_NOMEM;
-	uint8_t *iobuf = av_malloc(IO_BUFFER);
+	// A probe reads the headers and one frame: a small buffer spares it
+	// reading and copying what it will not look at.
+	int iosize = out_rate > 0 ? IO_BUFFER : PROBE_IO_BUFFER;
+	uint8_t *iobuf = av_malloc(iosize);
 	if (!iobuf) {
 		fail(d, code, "out of memory", 0);
 		goto bad;
 	}
-	d->io = avio_alloc_context(iobuf, IO_BUFFER, 0, (void *)handle, io_read, NULL, io_seek);
+	d->io = avio_alloc_context(iobuf, iosize, 0, (void *)handle, io_read, NULL, io_seek);
 	if (!d->io) {
 		av_free(iobuf);
 		fail(d, code, "out of memory", 0);
