@@ -83,8 +83,8 @@ func gcCycles() uint64 {
 // it holds a pointer so it is an object of its own (the tiny allocator
 // packs pointer-free small objects together).
 type sentinel struct {
-	w   *Watcher
-	pad [2]uintptr
+	w *Watcher
+	_ [2]uintptr
 }
 
 // hook allocates a sentinel to be found unreachable by the next
