@@ -52,6 +52,9 @@ func readCatalogItems(tx *sql.Tx, c *grouplib.StoredCatalog) error {
 	if err != nil {
 		return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
 	}
+	// Album, artist, genre and format come back for many entries: one
+	// string each (a 100,000-track catalog held them that many times).
+	in := interner{}
 	for rows.Next() {
 		var it grouplib.Item
 		var entry string
@@ -62,6 +65,11 @@ func readCatalogItems(tx *sql.Tx, c *grouplib.StoredCatalog) error {
 		if err := json.Unmarshal([]byte(entry), &it.Entry); err != nil {
 			_ = rows.Close()
 			return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
+		}
+		e := &it.Entry
+		e.Album, e.AlbumArtist, e.Genre, e.Format = in.get(e.Album), in.get(e.AlbumArtist), in.get(e.Genre), in.get(e.Format)
+		for i, a := range e.Artists {
+			e.Artists[i] = in.get(a)
 		}
 		c.Items = append(c.Items, it)
 	}

@@ -15,17 +15,100 @@ import (
 // plus albums, artists, a library.SearchText per track and the collation
 // ranks that make sorting 100,000 tracks by any column a matter of
 // comparing integers. It is built off the UI goroutine from Backend.Tracks
-// and then only read.
+// and then only read. It is the one copy of the library the window keeps:
+// every page's lists hold pointers into it, and a track's place in it is
+// in the track itself (track.pos), not in a map.
 type catalog struct {
-	tracks []*library.Track
-	hay    []string
-	pos    map[*library.Track]int32  // index in tracks
-	byID   map[string]*library.Track // the first track of each content id
+	tracks []*track // into rows
+	rows   []track  // the tracks, in one allocation
+	// hay holds every track's library.SearchText end to end, hayEnd
+	// where each ends: one string rather than 100,000 small ones.
+	hay    string
+	hayEnd []uint32
+	byID   []int32 // indexes in tracks, by content id (the first of each)
 	rank   struct {
 		title, artist, album, albumArtist, genre []int32 // by index in tracks
 	}
 	albums  []*albumEntry // by artist, year, title
 	artists []*artistEntry
+}
+
+// track is what the window keeps of a library.Track: what its lists, the
+// album grid and search show, and nothing else (no path, format, gain
+// or file time). A collector's window holds 100,000 of them for as long
+// as it is open: 160 bytes each where a library.Track takes 288. The
+// field names are library.Track's.
+type track struct {
+	ContentID, Title          string
+	Artists                   []string
+	Album, AlbumArtist, Genre string
+	Cover                     string // as library.Track.Cover
+	Duration                  time.Duration
+	addedMS                   int64 // library.Track.Added in Unix milliseconds; 0: not known
+	TrackNo, DiscNo, Year     int32
+	// pos is the track's index in the catalog's tracks, -1 for a track of
+	// no catalog (a playlist entry this device has no file for).
+	pos int32
+}
+
+// newTrack is the window's track of t, in no catalog.
+func newTrack(t *library.Track) track {
+	var added int64
+	if !t.Added.IsZero() {
+		added = t.Added.UnixMilli()
+	}
+	return track{ContentID: t.ContentID, Title: t.Title, Artists: t.Artists, Album: t.Album, AlbumArtist: t.AlbumArtist,
+		Genre: t.Genre, Cover: t.Cover, Duration: t.Duration, addedMS: added,
+		TrackNo: int32(t.TrackNo), DiscNo: int32(t.DiscNo), Year: int32(t.Year), pos: -1}
+}
+
+// Added is when the track entered its device's library; zero when not known.
+func (t *track) Added() time.Time {
+	if t.addedMS == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(t.addedMS)
+}
+
+// AlbumArtistOrFirst is library.Track.AlbumArtistOrFirst.
+func (t *track) AlbumArtistOrFirst() string {
+	if t.AlbumArtist != "" {
+		return t.AlbumArtist
+	}
+	if len(t.Artists) > 0 {
+		return t.Artists[0]
+	}
+	return ""
+}
+
+// tags is the track as a library.Track, for library's functions of tags
+// (SearchText, AlbumID).
+func (t *track) tags() library.Track {
+	return library.Track{ContentID: t.ContentID, Title: t.Title, Artists: t.Artists, Album: t.Album,
+		AlbumArtist: t.AlbumArtist, Genre: t.Genre, Year: int(t.Year), TrackNo: int(t.TrackNo), DiscNo: int(t.DiscNo)}
+}
+
+// index is t's index in c.tracks, or false when t is not one of c's
+// tracks (one of an older catalog, or of a playlist).
+func (c *catalog) index(t *track) (int32, bool) {
+	if c == nil || t.pos < 0 || int(t.pos) >= len(c.tracks) || c.tracks[t.pos] != t {
+		return -1, false
+	}
+	return t.pos, true
+}
+
+// byContentID is the first track in catalog order with content id id.
+func (c *catalog) byContentID(id string) (*track, bool) {
+	if c == nil {
+		return nil, false
+	}
+	i, ok := slices.BinarySearchFunc(c.byID, id, func(x int32, id string) int {
+		return strings.Compare(c.tracks[x].ContentID, id)
+	})
+	if !ok {
+		return nil, false
+	}
+	return c.tracks[c.byID[i]], true
 }
 
 // albumEntry is one album of the grid.
@@ -34,7 +117,7 @@ type albumEntry struct {
 	id            string // library.AlbumID: how its cover is found ("" without an album title)
 	year          int
 	added         time.Time // when its newest track was added
-	tracks        []*library.Track
+	tracks        []*track
 	coverID       string // cover key: the album id, or the content id of a track with art
 	localArt      bool   // a track of this device has art
 	titleRank     int32
@@ -44,7 +127,7 @@ type albumEntry struct {
 // artistEntry is one artist of the Artists page.
 type artistEntry struct {
 	name   string
-	tracks []*library.Track
+	tracks []*track
 	albums int
 }
 
@@ -81,24 +164,29 @@ func buildCatalog(ts []library.Track) *catalog {
 			cmp.Compare(a.TrackNo, b.TrackNo), cmp.Compare(tr[x], tr[y]), strings.Compare(a.Path, b.Path))
 	})
 
-	c := &catalog{tracks: make([]*library.Track, n), hay: make([]string, n),
-		pos: make(map[*library.Track]int32, n), byID: make(map[string]*library.Track, n)}
+	c := &catalog{tracks: make([]*track, n), rows: make([]track, n), hayEnd: make([]uint32, n),
+		byID: make([]int32, 0, n)}
+	var hay strings.Builder
+	hay.Grow(n * 48)
 	c.rank.title, c.rank.artist, c.rank.album = make([]int32, n), make([]int32, n), make([]int32, n)
 	c.rank.albumArtist, c.rank.genre = make([]int32, n), make([]int32, n)
 	for i, o := range order {
-		t := &ts[o]
-		// What the window never shows goes: a collector's library holds
-		// 100,000 paths.
-		t.Path, t.Format, t.Gain, t.ModTime = "", "", library.ReplayGain{}, time.Time{}
+		c.rows[i] = newTrack(&ts[o])
+		t := &c.rows[i]
+		t.pos = int32(i)
 		c.tracks[i] = t
-		c.hay[i] = library.SearchText(*t)
-		c.pos[t] = int32(i)
-		if _, ok := c.byID[t.ContentID]; !ok {
-			c.byID[t.ContentID] = t
-		}
+		hay.WriteString(library.SearchText(ts[o]))
+		c.hayEnd[i] = uint32(hay.Len())
+		c.byID = append(c.byID, int32(i))
 		c.rank.title[i], c.rank.artist[i], c.rank.album[i] = tr[o], ar[o], al[o]
 		c.rank.albumArtist[i], c.rank.genre[i] = aa[o], ge[o]
 	}
+	// The first of each content id, in catalog order: a stable sort keeps
+	// the copies of one recording in that order.
+	slices.SortStableFunc(c.byID, func(x, y int32) int { return strings.Compare(c.tracks[x].ContentID, c.tracks[y].ContentID) })
+	c.byID = slices.CompactFunc(c.byID, func(x, y int32) bool { return c.tracks[x].ContentID == c.tracks[y].ContentID })
+	c.byID = slices.Clip(c.byID)
+	c.hay = strings.Clone(hay.String()) // without the builder's spare room
 	c.group()
 	return c
 }
@@ -114,16 +202,16 @@ func (c *catalog) group() {
 		key := strings.ToLower(aa) + "\x00" + strings.ToLower(t.Album)
 		a := albums[key]
 		if a == nil {
-			a = &albumEntry{title: orUnknown(t.Album, "album"), artist: orUnknown(aa, "artist"), year: t.Year,
-				id: library.AlbumID(*t), titleRank: c.rank.album[i], artistRank: c.rank.albumArtist[i]}
+			a = &albumEntry{title: orUnknown(t.Album, "album"), artist: orUnknown(aa, "artist"), year: int(t.Year),
+				id: library.AlbumID(t.tags()), titleRank: c.rank.album[i], artistRank: c.rank.albumArtist[i]}
 			a.coverID = a.id
 			albums[key] = a
 			c.albums = append(c.albums, a)
 		}
 		a.tracks = append(a.tracks, t)
-		a.year = max(a.year, t.Year)
-		if t.Added.After(a.added) {
-			a.added = t.Added
+		a.year = max(a.year, int(t.Year))
+		if added := t.Added(); added.After(a.added) {
+			a.added = added
 		}
 		switch {
 		case a.coverID == "" && t.Cover != "":
@@ -205,7 +293,7 @@ func sortAlbums(as []*albumEntry, by string) {
 }
 
 // albumOf returns the album a track of the catalog belongs to.
-func (c *catalog) albumOf(t *library.Track) *albumEntry {
+func (c *catalog) albumOf(t *track) *albumEntry {
 	for _, a := range c.albums {
 		if slices.Contains(a.tracks, t) {
 			return a
@@ -239,13 +327,16 @@ func (c *catalog) coverKey(contentID, album string) string {
 // "Ágætis"): the semantics of storage's search and so of `ctl search`. In
 // catalog order, at most limit of them. A query of only spaces is no
 // query.
-func (c *catalog) search(q string, limit int) []*library.Track {
+func (c *catalog) search(q string, limit int) []*track {
 	terms := library.QueryTerms(q)
 	if len(terms) == 0 {
 		return c.tracks
 	}
-	var out []*library.Track
-	for i, h := range c.hay {
+	var out []*track
+	start := uint32(0)
+	for i, end := range c.hayEnd {
+		h := c.hay[start:end]
+		start = end
 		if !library.Matches(h, terms) {
 			continue
 		}

@@ -91,3 +91,53 @@ func TestCoverOfAnAlbumOfAnotherDevice(t *testing.T) {
 		t.Fatalf("cover with a local track's art: %q, want the album's %q", got, want)
 	}
 }
+
+// TestCatalogKeepsOneCompactCopy guards how the window holds a large
+// library: every page lists the catalog's own tracks (one copy, no
+// per-page copies), each knows its place in the catalog, the first copy
+// of a recording is what its content id finds, and a track of an older
+// catalog (a reload happened since) is not taken for one of the new.
+func TestCatalogKeepsOneCompactCopy(t *testing.T) {
+	ts := accentedTracks()
+	ts = append(ts, library.Track{ContentID: "b3:2", Path: "/n/2.flac", Format: "flac", Title: "Kickstart My Heart",
+		Artists: []string{"Mötley Crüe"}, Album: "Zz Live"})
+	c := buildCatalog(ts)
+	for i, tr := range c.tracks {
+		if p, ok := c.index(tr); !ok || int(p) != i {
+			t.Errorf("track %d (%s) says it is at %d, %v", i, tr.Title, p, ok)
+		}
+		if tr != &c.rows[tr.pos] {
+			t.Errorf("track %d (%s) is not the catalog's own row", i, tr.Title)
+		}
+	}
+	first, ok := c.byContentID("b3:2")
+	if !ok || first.Album != "Dr. Feelgood" || first.pos != 0 {
+		t.Errorf("b3:2 finds %+v, want the first in library order (Dr. Feelgood)", first)
+	}
+	if _, ok := c.byContentID("b3:9"); ok {
+		t.Error("an unknown content id was found")
+	}
+
+	fa := test.NewTempApp(t)
+	u := newUI(fa, fakebackend.New(ts), Options{}, func(f func()) { f() })
+	t.Cleanup(func() { u.Close(); u.win.Close() })
+	if len(u.tracks.list.base) != len(ts) {
+		t.Fatalf("the Tracks page lists %d tracks, want %d", len(u.tracks.list.base), len(ts))
+	}
+	for _, l := range u.libraryLists() {
+		for _, tr := range l.base {
+			if _, ok := u.cat.index(tr); !ok {
+				t.Fatalf("the %s list holds a track that is not the catalog's: %+v", l.key, tr)
+			}
+		}
+	}
+	old := u.cat
+	newer := buildCatalog(ts)
+	if _, ok := newer.index(old.tracks[0]); ok {
+		t.Error("a track of the older catalog was taken for one of the new")
+	}
+	// A playlist entry this device has no file for is in no catalog.
+	if tr := u.trackFor("b3:9", "Gone", nil, "", 0); tr.pos != -1 {
+		t.Errorf("an entry of no catalog has place %d", tr.pos)
+	}
+}

@@ -123,7 +123,7 @@ func collated() []library.Track {
 	}
 }
 
-func artistsOf(ts []*library.Track) string {
+func artistsOf(ts []*track) string {
 	var out []string
 	for _, t := range ts {
 		out = append(out, t.Artists[0])

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // column is one column of a track list.
@@ -180,7 +179,7 @@ func (s sortSpec) next(c column) sortSpec {
 type sortKeys struct {
 	cat   *catalog
 	plays map[string]playStats
-	where func(*library.Track) int64 // whereRank
+	where func(*track) int64 // whereRank
 }
 
 // sortRows returns the permutation of rows that sorts them by s; ties keep
@@ -188,7 +187,7 @@ type sortKeys struct {
 // list's own order. Each row's key is read once into an integer (a
 // collation rank, a year, a play count), so sorting 100,000 rows
 // compares integers.
-func (k sortKeys) sortRows(rows []*library.Track, s sortSpec) []int32 {
+func (k sortKeys) sortRows(rows []*track, s sortSpec) []int32 {
 	perm := make([]int32, len(rows))
 	for i := range perm {
 		perm[i] = int32(i)
@@ -213,10 +212,7 @@ func (k sortKeys) sortRows(rows []*library.Track, s sortSpec) []int32 {
 		}
 	}
 	for i, t := range rows {
-		p, inCat := int32(-1), false
-		if k.cat != nil {
-			p, inCat = k.cat.pos[t]
-		}
+		p, inCat := k.cat.index(t)
 		pos[i] = last
 		if inCat {
 			pos[i] = int64(p)
@@ -237,7 +233,7 @@ func (k sortKeys) sortRows(rows []*library.Track, s sortSpec) []int32 {
 		case colTime:
 			v = int64(t.Duration)
 		case colAdded:
-			v = t.Added.UnixMilli()
+			v = t.addedMS
 		case colPlays:
 			v = int64(k.plays[t.ContentID].plays)
 		case colLast:
@@ -279,13 +275,13 @@ type playStats struct {
 }
 
 // cellText is what column c shows for a track.
-func cellText(c column, t *library.Track, pos int, ps playStats, now time.Time) string {
+func cellText(c column, t *track, pos int, ps playStats, now time.Time) string {
 	switch c {
 	case colPos:
 		return itoa(pos + 1)
 	case colTrackNo:
 		if t.TrackNo > 0 {
-			return itoa(t.TrackNo)
+			return itoa(int(t.TrackNo))
 		}
 	case colTitle:
 		return orUntitled(t.Title)
@@ -295,17 +291,17 @@ func cellText(c column, t *library.Track, pos int, ps playStats, now time.Time) 
 		return orUnknown(t.Album, "album")
 	case colYear:
 		if t.Year > 0 {
-			return itoa(t.Year)
+			return itoa(int(t.Year))
 		}
 	case colGenre:
 		return t.Genre
 	case colDisc:
 		if t.DiscNo > 0 {
-			return itoa(t.DiscNo)
+			return itoa(int(t.DiscNo))
 		}
 	case colAdded:
-		if !t.Added.IsZero() {
-			return addedText(t.Added, now)
+		if t.addedMS != 0 {
+			return addedText(t.Added(), now)
 		}
 	case colPlays:
 		if ps.plays > 0 {

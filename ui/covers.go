@@ -23,13 +23,16 @@ import (
 // now-playing cover smaller) off the UI goroutine, at most coverWorkers at
 // a time; only the newest coverQueueMax requests wait, and a request no
 // card wants any more (scrolled away) is dropped from the queue. The
-// decoded thumbnails kept take at most coverCacheBytes (about 400 covers
-// of 192×192), the least recently used going first.
+// decoded thumbnails kept take at most coverCacheBytes (about 55 covers
+// of 192×192 at 4 bytes a pixel: two screens of the album grid at the
+// window's default size, so scrolling back a little shows covers at
+// once), the least recently used going first. The covers on screen are
+// held by their cards besides.
 const (
 	coverMaxPixels  = 192
 	coverWorkers    = 2
 	coverQueueMax   = 64
-	coverCacheBytes = 16 << 20
+	coverCacheBytes = 8 << 20
 )
 
 // coverCache loads album art lazily through Backend.Cover and keeps the

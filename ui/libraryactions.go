@@ -3,8 +3,6 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
-
-	"github.com/furudesk/furudesk/library"
 )
 
 // What the library's lists do with tracks: play them, queue them, open
@@ -12,7 +10,7 @@ import (
 
 // playTracks replaces the queue with tracks and plays from index. Very long
 // lists are cut to a window around the chosen track.
-func (u *UI) playTracks(tracks []*library.Track, index int) {
+func (u *UI) playTracks(tracks []*track, index int) {
 	const before, total = 500, 5000
 	if len(tracks) == 0 {
 		return
@@ -29,7 +27,7 @@ func (u *UI) playTracks(tracks []*library.Track, index int) {
 	u.run("Could not play", func() error { return u.b.PlayTracks(ids, index-lo) })
 }
 
-func (u *UI) enqueue(tracks []*library.Track, next bool) {
+func (u *UI) enqueue(tracks []*track, next bool) {
 	ids := make([]string, len(tracks))
 	for i, t := range tracks {
 		ids[i] = t.ContentID
@@ -54,8 +52,8 @@ func (u *UI) enqueue(tracks []*library.Track, next bool) {
 // selection): play (from this track on, or the tracks selected), play
 // next, add to queue, add to playlist; for one track like it and go to
 // its album or artist.
-func (u *UI) trackMenu(list []*library.Track, rows []int) *fyne.Menu {
-	sel := make([]*library.Track, len(rows))
+func (u *UI) trackMenu(list []*track, rows []int) *fyne.Menu {
+	sel := make([]*track, len(rows))
 	for i, r := range rows {
 		sel[i] = list[r]
 	}
@@ -85,7 +83,7 @@ func (u *UI) trackMenu(list []*library.Track, rows []int) *fyne.Menu {
 
 // groupMenu is the menu of a group of tracks (an album): play it, play it
 // next, add it to the queue or a playlist.
-func (u *UI) groupMenu(tracks []*library.Track) *fyne.Menu {
+func (u *UI) groupMenu(tracks []*track) *fyne.Menu {
 	return fyne.NewMenu("",
 		fyne.NewMenuItemWithIcon("Play", theme.MediaPlayIcon(), func() { u.playTracks(tracks, 0) }),
 		fyne.NewMenuItemWithIcon("Play next", iconQueue, func() { u.enqueue(tracks, true) }),
@@ -93,7 +91,7 @@ func (u *UI) groupMenu(tracks []*library.Track) *fyne.Menu {
 		u.addToPlaylistItem(contentIDs(tracks)))
 }
 
-func (u *UI) goToAlbum(t *library.Track) {
+func (u *UI) goToAlbum(t *track) {
 	if u.cat == nil {
 		return
 	}

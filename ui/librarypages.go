@@ -13,8 +13,6 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/furudesk/furudesk/library"
 )
 
 // emptyLibrary is the first-run invitation shown instead of an empty list:
@@ -484,5 +482,3 @@ func (c *albumCard) TappedSecondary(e *fyne.PointEvent) {
 	m := c.p.u.groupMenu(a.tracks)
 	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(c), e.AbsolutePosition)
 }
-
-var _ = []*library.Track(nil)

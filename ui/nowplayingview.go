@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // nowPlayingView is the page the bar's cover or title opens: the cover
@@ -130,14 +129,12 @@ func (v *nowPlayingView) render() {
 	}
 	v.album.SetText(orUnknown(t.Album, "album"))
 	info := formatDuration(msDuration(t.DurationMS))
-	if u.cat != nil {
-		if lt, ok := u.cat.byID[t.ContentID]; ok && lt.Album == t.Album {
-			if lt.Year > 0 {
-				info = itoa(lt.Year) + " · " + info
-			}
-			if lt.Genre != "" {
-				info += " · " + lt.Genre
-			}
+	if lt, ok := u.cat.byContentID(t.ContentID); ok && lt.Album == t.Album {
+		if lt.Year > 0 {
+			info = itoa(int(lt.Year)) + " · " + info
+		}
+		if lt.Genre != "" {
+			info += " · " + lt.Genre
 		}
 	}
 	v.info.SetText(info)
@@ -155,7 +152,7 @@ func (v *nowPlayingView) render() {
 	order := u.queue.playOrder()
 	pos := max(slices.Index(order, st.Index), 0)
 	v.nextIdx = slices.Clone(order[min(pos+1, len(order)):])
-	tracks := make([]*library.Track, len(v.nextIdx))
+	tracks := make([]*track, len(v.nextIdx))
 	for i, q := range v.nextIdx {
 		it := st.Queue[q]
 		tracks[i] = u.trackFor(it.ContentID, it.Title, it.Artists, it.Album, it.DurationMS)

@@ -6,7 +6,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // What the window keeps of the group's playlists for its menus and hearts:
@@ -105,7 +104,7 @@ func (u *UI) likeItem(cid string) *fyne.MenuItem {
 	return fyne.NewMenuItemWithIcon("Like", iconHeart, func() { u.toggleLike(cid) })
 }
 
-func contentIDs(ts []*library.Track) []string {
+func contentIDs(ts []*track) []string {
 	ids := make([]string, len(ts))
 	for i, t := range ts {
 		ids[i] = t.ContentID

@@ -13,7 +13,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // playlistsPage lists Liked, the smart lists and the group's playlists on
@@ -571,7 +570,7 @@ func (l *playlistList) set(v *app.PlaylistView, keep bool) {
 	if v != nil {
 		l.items = v.Entries
 	}
-	tracks := make([]*library.Track, len(l.items))
+	tracks := make([]*track, len(l.items))
 	for i, e := range l.items {
 		tracks[i] = l.p.u.trackFor(e.ContentID, e.Title, e.Artists, e.Album, e.DurationMS)
 	}
@@ -775,11 +774,9 @@ func (l *playlistList) menu(tl *trackList, rows []int) *fyne.Menu {
 // queue: the library's own (with its year, genre, date added) when this
 // device has it on the album the entry names, else one made of what the
 // entry says.
-func (u *UI) trackFor(cid, title string, artists []string, album string, durMS int64) *library.Track {
-	if u.cat != nil {
-		if t, ok := u.cat.byID[cid]; ok && t.Album == album && t.Title == title {
-			return t
-		}
+func (u *UI) trackFor(cid, title string, artists []string, album string, durMS int64) *track {
+	if t, ok := u.cat.byContentID(cid); ok && t.Album == album && t.Title == title {
+		return t
 	}
-	return &library.Track{ContentID: cid, Title: title, Artists: artists, Album: album, Duration: msDuration(durMS)}
+	return &track{ContentID: cid, Title: title, Artists: artists, Album: album, Duration: msDuration(durMS), pos: -1}
 }

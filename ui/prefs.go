@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // Prefs keeps the window's view settings between launches: the page shown
@@ -46,7 +45,7 @@ func (u *UI) setSetting(k, v string) { u.prefs.SetString(k, v) }
 // sortKeys is what the lists sort by: the catalog's collation ranks and
 // the play counts.
 func (u *UI) sortKeys() sortKeys {
-	return sortKeys{cat: u.cat, plays: u.plays, where: func(t *library.Track) int64 { return whereRank(u.place(t)) }}
+	return sortKeys{cat: u.cat, plays: u.plays, where: func(t *track) int64 { return whereRank(u.place(t)) }}
 }
 
 // playStatsOf converts the app's play counts.

@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // queuePage is the group's shared queue in the order it plays: what
@@ -149,8 +148,8 @@ func (p *queuePage) render() {
 	if p.index < 0 {
 		p.histIdx, p.nextIdx = nil, play
 	}
-	tracks := func(idx []int) []*library.Track {
-		out := make([]*library.Track, len(idx))
+	tracks := func(idx []int) []*track {
+		out := make([]*track, len(idx))
 		for i, q := range idx {
 			it := p.items[q]
 			out[i] = u.trackFor(it.ContentID, it.Title, it.Artists, it.Album, it.DurationMS)

@@ -12,8 +12,6 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/furudesk/furudesk/library"
 )
 
 // trackList is a virtualized list of tracks under a column header: only
@@ -40,9 +38,9 @@ type trackList struct {
 	sort             sortSpec
 	sortable         bool
 
-	base   []*library.Track // in the list's own order
-	tracks []*library.Track // as shown: base, sorted
-	perm   []int32          // shown row -> index in base
+	base   []*track // in the list's own order
+	tracks []*track // as shown: base, sorted
+	perm   []int32  // shown row -> index in base
 
 	list   *keyList
 	header *fyne.Container
@@ -122,9 +120,9 @@ var (
 // set shows tracks in their own order, sorted as the list is (the slice
 // is kept, not copied: callers hand over slices they no longer change).
 // The selection is cleared unless keep (the same list, changed).
-func (tl *trackList) set(tracks []*library.Track) { tl.setKeep(tracks, false) }
+func (tl *trackList) set(tracks []*track) { tl.setKeep(tracks, false) }
 
-func (tl *trackList) setKeep(tracks []*library.Track, keep bool) {
+func (tl *trackList) setKeep(tracks []*track, keep bool) {
 	tl.base = tracks
 	tl.resort()
 	if !keep {
@@ -150,7 +148,7 @@ func (tl *trackList) resort() {
 		return
 	}
 	tl.perm = tl.u.sortKeys().sortRows(tl.base, tl.sort)
-	tl.tracks = make([]*library.Track, len(tl.perm))
+	tl.tracks = make([]*track, len(tl.perm))
 	for i, p := range tl.perm {
 		tl.tracks[i] = tl.base[p]
 	}
@@ -174,7 +172,7 @@ func (tl *trackList) sortBy(c column) {
 }
 
 func (tl *trackList) setSort(s sortSpec) {
-	selected := map[*library.Track]bool{}
+	selected := map[*track]bool{}
 	for r := range tl.sel {
 		selected[tl.tracks[r]] = true
 	}
@@ -326,7 +324,7 @@ func (tl *trackList) rows() []int {
 
 // selection is what a menu opened on row r acts on: the selection when r
 // is part of it, else r alone (which becomes the selection).
-func (tl *trackList) selection(r int) []*library.Track {
+func (tl *trackList) selection(r int) []*track {
 	return tl.tracksOf(tl.menuRows(r))
 }
 
@@ -337,8 +335,8 @@ func (tl *trackList) menuRows(r int) []int {
 	return tl.rows()
 }
 
-func (tl *trackList) tracksOf(rows []int) []*library.Track {
-	out := make([]*library.Track, len(rows))
+func (tl *trackList) tracksOf(rows []int) []*track {
+	out := make([]*track, len(rows))
 	for i, r := range rows {
 		out[i] = tl.tracks[r]
 	}

@@ -16,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/library"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -661,7 +660,7 @@ func (u *UI) loadPlaces() {
 
 // place says where a track of the catalog is: on this device (a file
 // here) or on others, and whether it plays now.
-func (u *UI) place(t *library.Track) (p app.Place, remote bool) {
+func (u *UI) place(t *track) (p app.Place, remote bool) {
 	if p, ok := u.places[t.ContentID]; ok {
 		return p, true
 	}

@@ -146,7 +146,7 @@ func TestDoubleClickPlaysAndContextMenuQueues(t *testing.T) {
 func TestPlayingTrackIsMarkedInTheList(t *testing.T) {
 	h := newHarness(t, 30)
 	h.playing()
-	cur := slices.IndexFunc(h.u.tracks.list.tracks, func(tr *library.Track) bool { return tr.ContentID == h.b.Status().Track.ContentID })
+	cur := slices.IndexFunc(h.u.tracks.list.tracks, func(tr *track) bool { return tr.ContentID == h.b.Status().Track.ContentID })
 	r := trackRowAt(t, h.u.tracks.list, cur)
 	if !r.icon.Visible() || !r.cells[colTitle].bold {
 		t.Fatal("the playing track is not marked")

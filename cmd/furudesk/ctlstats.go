@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // ctlStats is what `ctl stats` prints: how much the running furudesk
@@ -21,14 +25,40 @@ type ctlStats struct {
 	// RSS is the resident memory of the process (Linux; 0 elsewhere):
 	// the Go heap plus C libraries (GL, SQLite's page cache, FFmpeg).
 	RSS uint64 `json:"rss_bytes"`
+	// HeapProfile is where a heap profile (pprof) was written, when
+	// FURUDESK_HEAPPROFILE names a folder: one file per `ctl stats`, to
+	// look into what the Go heap holds (go tool pprof FILE).
+	HeapProfile string `json:"heap_profile,omitempty"`
 }
+
+// heapProfiles numbers the heap profiles of this process.
+var heapProfiles atomic.Int32
 
 func runtimeStats() ctlStats {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return ctlStats{Goroutines: runtime.NumGoroutine(), HeapAlloc: m.HeapAlloc, HeapInuse: m.HeapInuse,
 		HeapObjects: m.HeapObjects, GoSys: m.Sys, HeapIdle: m.HeapIdle, HeapRelease: m.HeapReleased,
-		NumGC: m.NumGC, RSS: residentBytes()}
+		NumGC: m.NumGC, RSS: residentBytes(), HeapProfile: writeHeapProfile(os.Getenv("FURUDESK_HEAPPROFILE"))}
+}
+
+// writeHeapProfile writes the Go heap's profile into dir, after a
+// collection so it shows what is live; "" when dir is "" or on an error.
+func writeHeapProfile(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	runtime.GC()
+	p := filepath.Join(dir, fmt.Sprintf("heap-%d-%03d.pb.gz", os.Getpid(), heapProfiles.Add(1)))
+	f, err := os.Create(p)
+	if err != nil {
+		return ""
+	}
+	err = pprof.Lookup("heap").WriteTo(f, 0)
+	if cerr := f.Close(); err != nil || cerr != nil {
+		return ""
+	}
+	return p
 }
 
 // residentBytes is VmRSS of this process, 0 where /proc does not tell.

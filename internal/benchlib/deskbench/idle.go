@@ -241,6 +241,8 @@ func (b *bench) browse(w *device, dur time.Duration) error {
 		actions, time.Since(t0).Round(time.Second), points[0].rss, at5.rss, at5.at.Round(time.Second), last.rss, last.rss-at5.rss,
 		gs[0], gs[len(gs)-1], last.goroutines, last.heap, loadavg())
 	b.report("RSS every 30 s (MB): %s", strings.Join(trail, " "))
+	st, _ := w.stats()
+	b.report("window memory at the end: %s", split(w.p.pid(), st))
 	return nil
 }
 

@@ -215,7 +215,8 @@ func (b *bench) largeWindow() error {
 	b.report("window first launch: the list showed its first tracks %v after the start (scanning), the scan ended after %v (%.1f s of CPU while it ran), the list was complete %v after the scan ended; load %.2f",
 		firstAt.Sub(t0).Round(100*time.Millisecond), scanEnd.Sub(t0).Round(100*time.Millisecond), scanCPU,
 		max(0, fullAt.Sub(scanEnd)).Round(10*time.Millisecond), loadavg())
-	b.report("window RSS after the scan: %.0f MB", rssMB(w.p.pid()))
+	st, _ := w.stats()
+	b.report("window RSS after the scan: %.0f MB (%s)", rssMB(w.p.pid()), split(w.p.pid(), st))
 	time.Sleep(3 * time.Second)
 
 	// Page switches: from the click to the page on screen (the title and
@@ -253,9 +254,9 @@ func (b *bench) largeWindow() error {
 		settles = append(settles, fmt.Sprint(d))
 		time.Sleep(time.Second)
 	}
-	st, _ := w.stats()
-	b.report("album grid, 40 wheel notches 10 ms apart: on screen for good %s after the last notch; window RSS after visiting every page %.0f MB, %d goroutines",
-		strings.Join(settles, ", "), rssMB(w.p.pid()), st.Goroutines)
+	st, _ = w.stats()
+	b.report("album grid, 40 wheel notches 10 ms apart: on screen for good %s after the last notch; window RSS after visiting every page %.0f MB (%s), %d goroutines",
+		strings.Join(settles, ", "), rssMB(w.p.pid()), split(w.p.pid(), st), st.Goroutines)
 
 	var terms []string
 	for i := range 3 {

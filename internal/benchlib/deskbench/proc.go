@@ -297,9 +297,36 @@ func (d *device) status() (status, error) {
 
 // stats is `ctl stats`.
 type stats struct {
-	Goroutines int    `json:"goroutines"`
-	HeapAlloc  uint64 `json:"heap_alloc_bytes"`
-	RSS        uint64 `json:"rss_bytes"`
+	Goroutines   int    `json:"goroutines"`
+	HeapAlloc    uint64 `json:"heap_alloc_bytes"`
+	GoSys        uint64 `json:"go_sys_bytes"`
+	HeapReleased uint64 `json:"heap_released_bytes"`
+	RSS          uint64 `json:"rss_bytes"`
+}
+
+// split says where a process's resident memory is: the Go runtime's
+// (what it got from the system less what it gave back), the rest of its
+// anonymous memory (C: GL textures and shaders, SQLite, FFmpeg) and the
+// mapped files (the binary and its libraries, Mesa's libLLVM).
+func split(pid int, st stats) string {
+	raw, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	var anon, file float64
+	for _, l := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "RssAnon:":
+			anon = kb / 1024
+		case "RssFile:":
+			file = kb / 1024
+		}
+	}
+	goMB := float64(st.GoSys-st.HeapReleased) / (1 << 20)
+	return fmt.Sprintf("Go %.0f MB (heap %.0f MB allocated), other anonymous %.0f MB, files %.0f MB",
+		goMB, float64(st.HeapAlloc)/(1<<20), anon-goMB, file)
 }
 
 func (d *device) stats() (stats, error) {
