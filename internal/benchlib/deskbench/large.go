@@ -257,6 +257,11 @@ func (b *bench) largeWindow() error {
 	st, _ = w.stats()
 	b.report("album grid, 40 wheel notches 10 ms apart: on screen for good %s after the last notch; window RSS after visiting every page %.0f MB (%s), %d goroutines",
 		strings.Join(settles, ", "), rssMB(w.p.pid()), split(w.p.pid(), st), st.Goroutines)
+	// The window hands the heap's spare room back 10 s after a burst of
+	// collections (internal/memrelease): what it holds once settled.
+	time.Sleep(15 * time.Second)
+	st, _ = w.stats()
+	b.report("window RSS 15 s after the last page and scroll: %.0f MB (%s)", rssMB(w.p.pid()), split(w.p.pid(), st))
 
 	var terms []string
 	for i := range 3 {
