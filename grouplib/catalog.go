@@ -290,6 +290,12 @@ func (c *Catalog) apply(d Delta) {
 	}
 	c.Version = d.Version
 	c.Floor = max(c.Floor, d.Floor)
+	if d.Full {
+		// A whole catalog carries no removals: what was removed before
+		// its version is unknown here, so a delta from here can start
+		// only at it (a holder of an older version gets the whole).
+		c.Floor = max(c.Floor, d.Version)
+	}
 	c.fresh = false
 	c.pruneTombstones()
 }

@@ -304,3 +304,30 @@ func TestChooseHolder(t *testing.T) {
 		}
 	}
 }
+
+// A relay that got the catalog whole knows none of the removals before
+// it: a follower holding an older version gets the whole catalog from it,
+// not a delta that would leave it a track the origin removed (found by
+// TestFollowersConverge, seed 1796190834417268918).
+func TestWholeCatalogRaisesTheFloor(t *testing.T) {
+	origin, relay, follower := NewCatalog(devA), NewCatalog(devA), NewCatalog(devA)
+	mustPublish(t, origin, []Entry{entry(1, "a"), entry(2, "b")})
+	syncFrom(t, follower, origin) // v1: both tracks
+	mustPublish(t, origin, []Entry{entry(1, "a")})
+	mustPublish(t, origin, []Entry{entry(1, "a"), entry(3, "c")})
+	syncFrom(t, relay, origin) // whole, at v3: no tombstone of track 2
+	if relay.Floor != relay.Version {
+		t.Fatalf("relay floor %d after a whole catalog at version %d", relay.Floor, relay.Version)
+	}
+	d := relay.Since(follower.Version)
+	if !d.Full {
+		t.Fatalf("a follower at version %d got a delta from a relay that cannot know its removals: %+v", follower.Version, d)
+	}
+	mustApply(t, follower, d)
+	if !follower.Matches(origin.Head()) {
+		t.Fatal("the follower does not match the origin")
+	}
+	if _, ok := follower.Get(entry(2, "b").ContentID); ok {
+		t.Fatal("the follower still lists the track the origin removed")
+	}
+}
