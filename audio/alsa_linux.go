@@ -10,14 +10,15 @@ package audio
 // device period (13-20 ms). The Go runtime takes the P away from a cgo
 // call blocked for more than 10 ms, and each time its sysmon thread then
 // polls every 20 µs for a while: on `furudesk --headless` playing an MP3
-// through PulseAudio, 2,300 context switches a second and 6.5 % of a core
-// (issues 15 and 18 ask for 3 % in all). Here the blocking writes happen
+// through PulseAudio, 2,100-2,300 context switches a second (issues 15
+// and 18 ask for 3 % of a core in all). Here the blocking writes happen
 // on a C thread the Go runtime does not know. It takes a period at a time
 // from a ring of 16-bit frames in C memory, and while the ring is low it
 // writes to an eventfd; a goroutine waiting on that eventfd (through the
 // runtime's poller) refills the ring from the mixer, writing the ring and
-// its positions directly, with no cgo call. Measured the same way: 720
-// context switches a second and 2.2-2.7 % of a core.
+// its positions directly, with no cgo call. Measured the same way: 700
+// context switches a second and 2.75-3.0 % of a core (oto's: 6.75-7.55 %
+// on the same quiet machine).
 //
 // Semantics are oto's: the device buffer is BufferSize (in periods ALSA
 // chooses), Buffered is what the ring holds, the gain applies as a period
