@@ -89,14 +89,7 @@ func BenchmarkFailover(b *testing.B) {
 func BenchmarkStreamFirstSample(b *testing.B) {
 	needE2E(b)
 	for b.Loop() {
-		c := newCluster(b, []string{"A", "B"}, nil)
-		A, B := c.node("A"), c.node("B")
-		B.keepMusic()
-		for _, n := range c.nodes {
-			n.start()
-		}
-		c.pair()
-		ids := c.trackIDs(nil)
+		A, B, ids := streamingPair(b)
 		measure := func(n *node, stream bool) []time.Duration {
 			n.ctl("transfer", n.id)
 			waitFor(b, 10*time.Second, n.name+" owns the output", func() bool { return string(n.status().Owner) == n.id })

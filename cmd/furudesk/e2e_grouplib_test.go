@@ -52,6 +52,19 @@ func (n *node) keepMusic(tracks ...int) {
 	}
 }
 
+// streamingPair starts A with the two test tracks and B with no music,
+// paired, and returns the tracks' content ids.
+func streamingPair(tb testing.TB) (A, B *node, ids []string) {
+	c := newCluster(tb, []string{"A", "B"}, nil)
+	A, B = c.node("A"), c.node("B")
+	B.keepMusic()
+	for _, n := range c.nodes {
+		n.start()
+	}
+	c.pair()
+	return A, B, c.trackIDs(nil)
+}
+
 // trackIDs are the content ids of the test tracks 0 and 1 (the same
 // files on every device that has them), from the nodes' libraries.
 func (c *cluster) trackIDs(holders map[int][]*node) []string {
@@ -101,14 +114,7 @@ func posOf(r *recorder, k, i int) float64 { return posFromFreq(k, freqAt(r, i)) 
 // sounds, a seek to 80% plays from there, and once the track is cached it
 // keeps playing when A is killed.
 func TestE2EPlaysATrackOfAnotherDevice(t *testing.T) {
-	c := newCluster(t, []string{"A", "B"}, nil)
-	A, B := c.node("A"), c.node("B")
-	B.keepMusic()
-	for _, n := range c.nodes {
-		n.start()
-	}
-	c.pair()
-	ids := c.trackIDs(nil)
+	A, B, ids := streamingPair(t)
 	for _, tr := range B.library() {
 		if tr.Local || tr.Path != "" || !tr.Playable || !slices.Equal(tr.Holders, []string{A.id}) || tr.Where != "On A" {
 			t.Fatalf("B lists %+v, want a track of A's it can play", tr)
@@ -215,14 +221,7 @@ func TestE2EHolderLostMidStream(t *testing.T) {
 // A plays a track only A has and transfers to B, which has no music: B
 // continues from A's position, streamed from A, and A goes silent.
 func TestE2ETransferToADeviceWithoutTheTrack(t *testing.T) {
-	c := newCluster(t, []string{"A", "B"}, nil)
-	A, B := c.node("A"), c.node("B")
-	B.keepMusic()
-	for _, n := range c.nodes {
-		n.start()
-	}
-	c.pair()
-	ids := c.trackIDs(nil)
+	A, B, ids := streamingPair(t)
 	A.ctl("transfer", A.id)
 	A.ctl("play", ids[0], ids[1])
 	waitFor(t, 20*time.Second, "A plays", func() bool { return A.status().Output.Playing })
