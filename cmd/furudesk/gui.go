@@ -14,6 +14,7 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/assets"
+	"github.com/furudesk/furudesk/internal/framegov"
 	"github.com/furudesk/furudesk/internal/memrelease"
 	"github.com/furudesk/furudesk/ui"
 )
@@ -90,7 +91,10 @@ func runGUI(a *app.App, opts options) error {
 		log.Debug("window state saved", "x", x, "y", y, "w", size.Width, "h", size.Height)
 	}
 	ws.restoreSize(w)
+	var gov *framegov.Governor
+	defer func() { gov.Stop() }()
 	fa.Lifecycle().SetOnStarted(func() {
+		gov = holdWhenIdle(u, log)
 		if err := ws.restorePlace(w); err != nil {
 			log.Info("window placed by the desktop", "reason", err)
 		} else if x, y, ok := ws.pos(); ok {
@@ -106,7 +110,7 @@ func runGUI(a *app.App, opts options) error {
 	}
 	raise := func(by string) func() {
 		return func() {
-			fyne.Do(func() {
+			framegov.Do(func() {
 				show()
 				log.Info("window raised", "by", by)
 			})
@@ -115,7 +119,7 @@ func runGUI(a *app.App, opts options) error {
 	setRaise(raise("ctl")) // a second launch
 	defer setRaise(nil)
 
-	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(fa.Quit) }, log)
+	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { framegov.Do(fa.Quit) }, log)
 	defer stopMPRIS()
 
 	if hasTray {
@@ -147,7 +151,7 @@ func runGUI(a *app.App, opts options) error {
 	go func() {
 		select {
 		case <-a.Done():
-			fyne.Do(fa.Quit)
+			framegov.Do(fa.Quit)
 		case <-ran:
 		}
 	}()
