@@ -23,7 +23,7 @@ func NewWaiter() (w Waiter, err error) {
 		}
 	}()
 	d := unsafe.Pointer(glfw.GetX11Display())
-	fw, err := newFDWaiter(int(C.displayFD(d)))
+	fw, err := newPollerWaiter(int(C.displayFD(d)))
 	if err != nil {
 		return nil, err
 	}
