@@ -72,8 +72,9 @@ type Policy struct {
 	// cache's expiry) and tray menu clicks, which reach the loop without
 	// waking it, can be served.
 	Hold time.Duration
-	// AfterTimeout lets at least one of Fyne's frames run between two
-	// holds (its frame is 1/60 s).
+	// AfterTimeout lets one of Fyne's frames run between two holds: the
+	// frame that fell due during the hold is ready at once, so a short
+	// spell is enough.
 	AfterTimeout time.Duration
 	// AfterWork lets the loop run the queued work and draw what it
 	// changed.
@@ -90,7 +91,7 @@ type Policy struct {
 // tray click is served within a quarter of a second.
 var DefaultPolicy = Policy{
 	Hold:         250 * time.Millisecond,
-	AfterTimeout: 20 * time.Millisecond,
+	AfterTimeout: 5 * time.Millisecond,
 	AfterWork:    50 * time.Millisecond,
 	AfterInput:   time.Second,
 	AfterBusy:    250 * time.Millisecond,
