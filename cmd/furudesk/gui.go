@@ -119,11 +119,17 @@ func runGUI(a *app.App, opts options) error {
 	setRaise(raise("ctl")) // a second launch
 	defer setRaise(nil)
 
-	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { framegov.Do(fa.Quit) }, log)
+	// Every quit of ours stops holding the loop first, so Fyne's loop
+	// ends at once and no hold is queued while it shuts its queue.
+	quit := func() {
+		framegov.Release()
+		fa.Quit()
+	}
+	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { framegov.Do(quit) }, log)
 	defer stopMPRIS()
 
 	if hasTray {
-		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: fa.Quit}, log)
+		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: quit}, log)
 		defer stopTray()
 		// A click on the tray icon shows the window. This sets a close
 		// intercept of its own (hide), replaced by ours below.
@@ -143,7 +149,7 @@ func runGUI(a *app.App, opts options) error {
 			log.Info("window closed to the tray; furudesk keeps running")
 			return
 		}
-		fa.Quit()
+		quit()
 	})
 
 	// The app ending by itself (a fatal storage error) ends the window too.
@@ -151,7 +157,7 @@ func runGUI(a *app.App, opts options) error {
 	go func() {
 		select {
 		case <-a.Done():
-			framegov.Do(fa.Quit)
+			framegov.Do(quit)
 		case <-ran:
 		}
 	}()
