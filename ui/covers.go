@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 
+	"github.com/furudesk/furudesk/internal/framegov"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -186,7 +186,7 @@ func (c *coverCache) work() {
 		if data, err := fetch(id); err == nil {
 			img = decodeCover(data)
 		}
-		fyne.Do(func() { c.store(id, img) })
+		framegov.Do(func() { c.store(id, img) })
 	}
 }
 

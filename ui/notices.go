@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // Notices are toasts over the content, above the now-playing bar at the
@@ -163,7 +164,7 @@ func (n *noticeBar) addRow(level, text, action string, do func(), appIDs []uint6
 		ttl = noticeUndoTTL
 	}
 	if n.u.ticking {
-		time.AfterFunc(ttl, func() { fyne.Do(func() { n.remove(t) }) })
+		time.AfterFunc(ttl, func() { framegov.Do(func() { n.remove(t) }) })
 	}
 	return t, ids
 }

@@ -6,6 +6,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // What the window keeps of the group's playlists for its menus and hearts:
@@ -44,7 +45,7 @@ func (u *UI) loadPlaylists() {
 		if err == nil {
 			plays, err = u.b.PlayCounts()
 		}
-		fyne.Do(func() {
+		framegov.Do(func() {
 			u.plLoading = false
 			if err == nil {
 				u.lists, u.liked, u.plays = lists, liked, playStatsOf(plays)

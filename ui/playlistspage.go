@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // playlistsPage lists Liked, the smart lists and the group's playlists on
@@ -135,7 +136,7 @@ func (p *playlistsPage) openList(id string) {
 	}
 	p.u.spawn(func() {
 		v, err := p.u.b.Playlist(id)
-		fyne.Do(func() {
+		framegov.Do(func() {
 			if err != nil {
 				p.u.showError("Could not open the list: " + userError(err))
 				return

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // sharingCard is the "Music from other devices" card of the settings.
@@ -64,7 +65,7 @@ func (c *sharingCard) reload(fill bool) {
 	u.spawn(func() {
 		cs, err := u.b.Cache()
 		up := u.b.UploadLimit()
-		fyne.Do(func() {
+		framegov.Do(func() {
 			if err != nil {
 				c.usage.SetText(userError(err))
 				return

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // Tooltips: icon buttons say what they do, and text cut with an ellipsis
@@ -64,7 +65,7 @@ func (t *tipLayer) want(owner fyne.CanvasObject, text string, pos fyne.Position)
 		return
 	}
 	t.timer = time.AfterFunc(tipDelay, func() {
-		fyne.Do(func() {
+		framegov.Do(func() {
 			if t.gen == gen {
 				t.show(text, pos)
 			}

@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -721,7 +722,7 @@ func (u *UI) run(what string, f func() error) {
 // caller's goroutine, and the window's work (a catalog of 100,000 tracks
 // shown, a status applied) would then race with the quit and slow it.
 func (u *UI) do(f func()) {
-	fyne.Do(func() {
+	framegov.Do(func() {
 		select {
 		case <-u.done:
 		default:

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // ctlStats is what `ctl stats` prints: how much the running furudesk
@@ -29,6 +31,10 @@ type ctlStats struct {
 	// FURUDESK_HEAPPROFILE names a folder: one file per `ctl stats`, to
 	// look into what the Go heap holds (go tool pprof FILE).
 	HeapProfile string `json:"heap_profile,omitempty"`
+	// LoopHolds counts the window loop's holds by how they ended
+	// (internal/framegov); none without a window or when its loop runs at
+	// Fyne's rate.
+	LoopHolds map[string]uint64 `json:"loop_holds,omitempty"`
 }
 
 // heapProfiles numbers the heap profiles of this process.
@@ -39,7 +45,8 @@ func runtimeStats() ctlStats {
 	runtime.ReadMemStats(&m)
 	return ctlStats{Goroutines: runtime.NumGoroutine(), HeapAlloc: m.HeapAlloc, HeapInuse: m.HeapInuse,
 		HeapObjects: m.HeapObjects, GoSys: m.Sys, HeapIdle: m.HeapIdle, HeapRelease: m.HeapReleased,
-		NumGC: m.NumGC, RSS: residentBytes(), HeapProfile: writeHeapProfile(os.Getenv("FURUDESK_HEAPPROFILE"))}
+		NumGC: m.NumGC, RSS: residentBytes(), HeapProfile: writeHeapProfile(os.Getenv("FURUDESK_HEAPPROFILE")),
+		LoopHolds: framegov.Installed().Holds()}
 }
 
 // writeHeapProfile writes the Go heap's profile into dir, after a

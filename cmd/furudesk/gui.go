@@ -14,6 +14,7 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/assets"
+	"github.com/furudesk/furudesk/internal/framegov"
 	"github.com/furudesk/furudesk/internal/memrelease"
 	"github.com/furudesk/furudesk/ui"
 )
@@ -90,7 +91,10 @@ func runGUI(a *app.App, opts options) error {
 		log.Debug("window state saved", "x", x, "y", y, "w", size.Width, "h", size.Height)
 	}
 	ws.restoreSize(w)
+	var gov *framegov.Governor
+	defer func() { gov.Stop() }()
 	fa.Lifecycle().SetOnStarted(func() {
+		gov = holdWhenIdle(u, log)
 		if err := ws.restorePlace(w); err != nil {
 			log.Info("window placed by the desktop", "reason", err)
 		} else if x, y, ok := ws.pos(); ok {
@@ -106,7 +110,7 @@ func runGUI(a *app.App, opts options) error {
 	}
 	raise := func(by string) func() {
 		return func() {
-			fyne.Do(func() {
+			framegov.Do(func() {
 				show()
 				log.Info("window raised", "by", by)
 			})
@@ -115,11 +119,17 @@ func runGUI(a *app.App, opts options) error {
 	setRaise(raise("ctl")) // a second launch
 	defer setRaise(nil)
 
-	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { fyne.Do(fa.Quit) }, log)
+	// Every quit of ours stops holding the loop first, so Fyne's loop
+	// ends at once and no hold is queued while it shuts its queue.
+	quit := func() {
+		framegov.Release()
+		fa.Quit()
+	}
+	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { framegov.Do(quit) }, log)
 	defer stopMPRIS()
 
 	if hasTray {
-		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: fa.Quit}, log)
+		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: quit}, log)
 		defer stopTray()
 		// A click on the tray icon shows the window. This sets a close
 		// intercept of its own (hide), replaced by ours below.
@@ -139,7 +149,7 @@ func runGUI(a *app.App, opts options) error {
 			log.Info("window closed to the tray; furudesk keeps running")
 			return
 		}
-		fa.Quit()
+		quit()
 	})
 
 	// The app ending by itself (a fatal storage error) ends the window too.
@@ -147,7 +157,7 @@ func runGUI(a *app.App, opts options) error {
 	go func() {
 		select {
 		case <-a.Done():
-			fyne.Do(fa.Quit)
+			framegov.Do(quit)
 		case <-ran:
 		}
 	}()

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // audioCloseWait is how long a quit waits for the audio output to close.
@@ -61,6 +63,8 @@ func watchQuit(sig <-chan os.Signal, log *slog.Logger, wait time.Duration, stuck
 		select {
 		case s := <-sig:
 			log.Debug("quit asked", "signal", s.String())
+			// Fyne's own quit on the signal must not wait behind a hold.
+			framegov.Release()
 		case <-done:
 			return
 		}

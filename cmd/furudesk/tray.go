@@ -10,6 +10,7 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // maxTrayDevices bounds the "Play on…" submenu; a group larger than this
@@ -174,7 +175,7 @@ func startTray(desk desktop.App, icon fyne.Resource, b trayBackend, act trayActi
 				if !ok {
 					return
 				}
-				fyne.Do(func() { t.apply(st) })
+				framegov.Do(func() { t.apply(st) })
 			}
 		}
 	}()

@@ -264,6 +264,29 @@ func TestQueueDragAndWindowPlaceOnARealDesktop(t *testing.T) {
 		t.Fatalf("after the restart the queue is %v", got)
 	}
 	t.Logf("window at %v before and after the restart", before)
+
+	// The idle window's loop sleeps (internal/framegov): its holds end by
+	// their timeout while nothing happens, at once on the user's input
+	// and on the app's work for the window.
+	holds := func() map[string]uint64 {
+		var st ctlStats
+		if err := json.Unmarshal(n.ctl("stats"), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.LoopHolds
+	}
+	h := holds()
+	waitFor(t, 30*time.Second, "the idle window's loop to be held (ctl stats loop_holds)", func() bool {
+		return holds()["timeout"] >= h["timeout"]+3
+	})
+	h = holds()
+	for i := range 2 {
+		x.run("xdotool", "mousemove", strconv.Itoa(after[0]+200+40*i), strconv.Itoa(after[1]+200))
+	}
+	waitFor(t, 30*time.Second, "the mouse to end a hold", func() bool { return holds()["input"] > h["input"] })
+	h = holds()
+	n.ctl("volume", "40")
+	waitFor(t, 30*time.Second, "a status to show to end a hold", func() bool { return holds()["work"] > h["work"] })
 }
 
 // grepWindow is what a log says of the window.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"github.com/furudesk/furudesk/internal/framegov"
 )
 
 // windowState is what the window of one data dir keeps between launches
@@ -51,7 +52,7 @@ func (s *windowState) saveSoon(w fyne.Window) {
 	if s.pending != nil {
 		s.pending.Stop()
 	}
-	s.pending = time.AfterFunc(saveDelay, func() { fyne.Do(func() { s.save(w) }) })
+	s.pending = time.AfterFunc(saveDelay, func() { framegov.Do(func() { s.save(w) }) })
 }
 
 // Bounds of a remembered window size: smaller is unusable, larger is a

@@ -134,12 +134,13 @@ func (b *bench) cpuPhases(what string, d *device) error {
 }
 
 func (b *bench) sample(what string, d *device) error {
+	before, _ := d.stats()
 	s, err := measure(what, d.p.pid(), b.phase)
 	if err != nil {
 		return err
 	}
 	st, _ := d.stats()
-	b.report("%s, %d goroutines", s, st.Goroutines)
+	b.report("%s, %d goroutines%s", s, st.Goroutines, holdsBetween(before, st))
 	return nil
 }
 

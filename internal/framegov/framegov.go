@@ -1,0 +1,265 @@
+// Package framegov lets the window's event loop sleep while the window has
+// nothing to do.
+//
+// Fyne 2.7's desktop driver wakes 60 times a second whatever happens: it
+// polls the display server for events, ticks its animations and redraws
+// the windows whose content changed (fyne-io/fyne#2506). Under Xvfb that
+// alone costs 2-3 % of a core, more than everything else an idle furudesk
+// does. A Governor holds the loop while it is idle: it queues, on the UI
+// goroutine, a call that blocks until
+//
+//   - the display server has events for the window (the user moved the
+//     mouse, pressed a key, the window manager moved the window): Input;
+//   - the app has work for the window (a status to show, a catalog to
+//     list), queued through Do: Work;
+//   - or Policy.Hold passed (Fyne's own timers, a tray click, which reach
+//     the loop without Do, wait at most that long): Timeout.
+//
+// After a hold the loop runs as Fyne made it, at full rate, for as long as
+// Policy.After says for how the hold ended, and then the Governor holds it
+// again. It does not hold while the window animates (Options.Busy): a text
+// entry's caret blinks and the scan's progress bar moves on Fyne's ticks.
+//
+// Where there is no display fd to wait on (not X11, or a build without
+// cgo) Start returns a Governor that does nothing, and the loop runs as
+// Fyne made it.
+package framegov
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// End says why a hold ended.
+type End int
+
+const (
+	// Timeout: nothing happened for Policy.Hold.
+	Timeout End = iota
+	// Input: the display server sent the window events.
+	Input
+	// Work: the app queued work for the window (Do, Wake).
+	Work
+	// Busy: the window animates; the hold did not begin.
+	Busy
+	// Stopped: the Governor was stopped; the hold ended or did not begin.
+	Stopped
+)
+
+func (e End) String() string {
+	switch e {
+	case Timeout:
+		return "timeout"
+	case Input:
+		return "input"
+	case Work:
+		return "work"
+	case Busy:
+		return "busy"
+	case Stopped:
+		return "stopped"
+	}
+	return "unknown"
+}
+
+// Policy is how long a hold lasts at most and how long the loop runs at
+// full rate after one.
+type Policy struct {
+	// Hold is the longest hold: how late Fyne's own timers (a tooltip, a
+	// cache's expiry) and tray menu clicks, which reach the loop without
+	// waking it, can be served.
+	Hold time.Duration
+	// AfterTimeout lets one of Fyne's frames run between two holds: the
+	// frame that fell due during the hold is ready at once, so a short
+	// spell is enough.
+	AfterTimeout time.Duration
+	// AfterWork lets the loop run the queued work and draw what it
+	// changed.
+	AfterWork time.Duration
+	// AfterInput keeps the full rate while the user is at the window
+	// (hovering, scrolling, typing) and for the animations input starts
+	// (a button's tap ripple).
+	AfterInput time.Duration
+	// AfterBusy is how soon a busy window is asked again.
+	AfterBusy time.Duration
+}
+
+// DefaultPolicy: an idle window wakes 4 times a second instead of 60; a
+// tray click is served within a quarter of a second.
+var DefaultPolicy = Policy{
+	Hold:         250 * time.Millisecond,
+	AfterTimeout: 5 * time.Millisecond,
+	AfterWork:    50 * time.Millisecond,
+	AfterInput:   time.Second,
+	AfterBusy:    250 * time.Millisecond,
+}
+
+// After is how long the loop runs at full rate after a hold that ended
+// with e.
+func (p Policy) After(e End) time.Duration {
+	switch e {
+	case Input:
+		return p.AfterInput
+	case Work:
+		return p.AfterWork
+	case Busy:
+		return p.AfterBusy
+	}
+	return p.AfterTimeout
+}
+
+// Waiter blocks the UI goroutine during a hold. Wait returns Input when
+// the display has events, Work when Wake was called since the last Wait
+// returned Work (a Wake before a Wait is not lost), Timeout after timeout.
+// Wake may be called from any goroutine.
+type Waiter interface {
+	Wait(timeout time.Duration) End
+	Wake()
+}
+
+// Options are a Governor's collaborators.
+type Options struct {
+	Policy Policy
+	// Waiter is what a hold blocks in.
+	Waiter Waiter
+	// Busy says, on the UI goroutine, that the window animates and must
+	// not be held. Nil: never.
+	Busy func() bool
+	// Do queues a call on the UI goroutine; nil: fyne.Do.
+	Do func(func())
+	// After is time.After; tests give a fake clock's.
+	After func(time.Duration) <-chan time.Time
+	// Held, when set, is told how each hold ended (the benchmarks count
+	// them; -v logs).
+	Held func(End)
+}
+
+// Governor holds the window's loop while it is idle. Its methods are safe
+// from any goroutine, on a nil Governor too.
+type Governor struct {
+	o       Options
+	stop    chan struct{}
+	stopped atomic.Bool
+	once    sync.Once
+	done    chan struct{}
+	ends    [Stopped + 1]atomic.Uint64 // holds by how they ended
+}
+
+// Run starts holding the loop as o says, until Stop. The loop must be
+// running (call it from Fyne's OnStarted or later).
+func Run(o Options) *Governor {
+	if o.Do == nil {
+		o.Do = fyne.Do
+	}
+	if o.After == nil {
+		o.After = time.After
+	}
+	if o.Busy == nil {
+		o.Busy = func() bool { return false }
+	}
+	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{})}
+	go g.run()
+	return g
+}
+
+func (g *Governor) run() {
+	defer close(g.done)
+	for {
+		ended := make(chan End, 1)
+		g.o.Do(func() { ended <- g.hold() })
+		var e End
+		select {
+		case e = <-ended:
+		case <-g.stop:
+			return
+		}
+		g.ends[e].Add(1)
+		if g.o.Held != nil {
+			g.o.Held(e)
+		}
+		if e == Stopped {
+			return
+		}
+		select {
+		case <-g.o.After(g.o.Policy.After(e)):
+		case <-g.stop:
+			return
+		}
+	}
+}
+
+// hold runs on the UI goroutine.
+func (g *Governor) hold() End {
+	switch {
+	case g.stopped.Load():
+		return Stopped
+	case g.o.Busy():
+		return Busy
+	}
+	e := g.o.Waiter.Wait(g.o.Policy.Hold)
+	if g.stopped.Load() {
+		return Stopped
+	}
+	return e
+}
+
+// Wake ends a hold in progress (or the next one, at once): the app queued
+// work for the window.
+func (g *Governor) Wake() {
+	if g != nil {
+		g.o.Waiter.Wake()
+	}
+}
+
+// Stop ends holding the loop, and a hold in progress, and waits for the
+// Governor's goroutine to end. Call it when the window closes or the app
+// is asked to quit, so the loop gets to Fyne's quit at once.
+func (g *Governor) Stop() {
+	if g == nil {
+		return
+	}
+	g.once.Do(func() {
+		g.stopped.Store(true)
+		g.o.Waiter.Wake()
+		close(g.stop)
+	})
+	<-g.done
+}
+
+// Holds counts the holds so far by how they ended ("timeout", "input",
+// "work", "busy"); nil for a nil Governor.
+func (g *Governor) Holds() map[string]uint64 {
+	if g == nil {
+		return nil
+	}
+	m := make(map[string]uint64)
+	for e := Timeout; e < Stopped; e++ {
+		m[e.String()] = g.ends[e].Load()
+	}
+	return m
+}
+
+// Installed is the installed Governor (nil: none).
+func Installed() *Governor { return current.Load() }
+
+// current is the window's Governor, woken by Do.
+var current atomic.Pointer[Governor]
+
+// Install makes g the Governor Do and Wake wake (nil: none).
+func Install(g *Governor) { current.Store(g) }
+
+// Wake ends the installed Governor's hold, if any.
+func Wake() { current.Load().Wake() }
+
+// Do queues f on the UI goroutine (fyne.Do) and wakes the loop so f runs
+// at once, not after a hold. The app's code reaches widgets through it.
+func Do(f func()) {
+	fyne.Do(f)
+	Wake()
+}
+
+// Release stops the installed Governor, if any: the app quits.
+func Release() { current.Load().Stop() }

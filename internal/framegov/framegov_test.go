@@ -1,0 +1,177 @@
+package framegov
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// fakeWaiter ends a hold when the test says how, or when woken.
+type fakeWaiter struct {
+	holds chan time.Duration // each Wait's timeout, as it begins
+	ends  chan End
+	woke  chan struct{}
+}
+
+func newFakeWaiter() *fakeWaiter {
+	return &fakeWaiter{holds: make(chan time.Duration, 8), ends: make(chan End), woke: make(chan struct{}, 1)}
+}
+
+func (w *fakeWaiter) Wait(timeout time.Duration) End {
+	w.holds <- timeout
+	select {
+	case e := <-w.ends:
+		return e
+	case <-w.woke:
+		return Work
+	}
+}
+
+func (w *fakeWaiter) Wake() {
+	select {
+	case w.woke <- struct{}{}:
+	default:
+	}
+}
+
+// rig is a Governor whose UI goroutine and clock are the test's.
+type rig struct {
+	g      *Governor
+	w      *fakeWaiter
+	posted chan func()        // calls queued on the "UI goroutine"
+	spells chan time.Duration // the full-rate spells asked of the clock
+	fire   chan time.Time     // the clock's answer to the last spell
+	held   chan End
+	busy   atomic.Bool
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	r := &rig{w: newFakeWaiter(), posted: make(chan func(), 8), spells: make(chan time.Duration, 8),
+		fire: make(chan time.Time, 1), held: make(chan End, 8)}
+	r.g = Run(Options{
+		Policy: DefaultPolicy,
+		Waiter: r.w,
+		Busy:   r.busy.Load,
+		Do:     func(f func()) { r.posted <- f },
+		After: func(d time.Duration) <-chan time.Time {
+			r.spells <- d
+			return r.fire
+		},
+		Held: func(e End) { r.held <- e },
+	})
+	t.Cleanup(r.g.Stop)
+	return r
+}
+
+// runOnUI runs the next queued call as the UI goroutine would, in the
+// background (a hold blocks it).
+func (r *rig) runOnUI() { go (<-r.posted)() }
+
+func TestAnIdleWindowIsHeldAgainAndAgain(t *testing.T) {
+	r := newRig(t)
+	for range 3 {
+		r.runOnUI()
+		if d := <-r.w.holds; d != DefaultPolicy.Hold {
+			t.Fatalf("hold of %v, want %v", d, DefaultPolicy.Hold)
+		}
+		r.w.ends <- Timeout
+		if e := <-r.held; e != Timeout {
+			t.Fatalf("hold ended with %v", e)
+		}
+		// One of Fyne's frames runs before the next hold.
+		if d := <-r.spells; d != DefaultPolicy.AfterTimeout {
+			t.Fatalf("after a timeout the loop runs free for %v, want %v", d, DefaultPolicy.AfterTimeout)
+		}
+		select {
+		case <-r.posted:
+			t.Fatal("the next hold was queued before the spell ended")
+		default:
+		}
+		r.fire <- time.Time{}
+	}
+}
+
+func TestHowAHoldEndsSetsTheFullRateSpell(t *testing.T) {
+	for _, tc := range []struct {
+		end  End
+		want time.Duration
+	}{
+		{Input, time.Second},            // the user is at the window
+		{Work, DefaultPolicy.AfterWork}, // draw what the app changed
+	} {
+		r := newRig(t)
+		r.runOnUI()
+		<-r.w.holds
+		r.w.ends <- tc.end
+		if got := <-r.spells; got != tc.want {
+			t.Errorf("after %v: full rate for %v, want %v", tc.end, got, tc.want)
+		}
+		r.g.Stop()
+	}
+}
+
+func TestABusyWindowIsNotHeld(t *testing.T) {
+	r := newRig(t)
+	r.busy.Store(true)
+	r.runOnUI()
+	if e := <-r.held; e != Busy {
+		t.Fatalf("a busy window's hold: %v, want busy", e)
+	}
+	select {
+	case d := <-r.w.holds:
+		t.Fatalf("a busy window was held for up to %v", d)
+	default:
+	}
+	if d := <-r.spells; d != DefaultPolicy.AfterBusy {
+		t.Fatalf("a busy window is asked again after %v, want %v", d, DefaultPolicy.AfterBusy)
+	}
+	// The animation ended: the next time round the window is held.
+	r.busy.Store(false)
+	r.fire <- time.Time{}
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.Hold {
+		t.Fatalf("hold of %v, want %v", d, DefaultPolicy.Hold)
+	}
+}
+
+func TestWakeEndsTheInstalledGovernorsHold(t *testing.T) {
+	r := newRig(t)
+	Install(r.g)
+	t.Cleanup(func() { Install(nil) })
+	r.runOnUI()
+	<-r.w.holds
+	Wake()
+	if e := <-r.held; e != Work {
+		t.Fatalf("a hold woken for work ended with %v", e)
+	}
+}
+
+func TestStopEndsAHoldInProgressAndHoldsNoMore(t *testing.T) {
+	r := newRig(t)
+	r.runOnUI()
+	<-r.w.holds
+	r.g.Stop() // returns: the hold ended and the Governor's goroutine too
+	select {
+	case f := <-r.posted:
+		t.Fatalf("a hold was queued after Stop (%p)", f)
+	default:
+	}
+	// A call queued before Stop that the UI goroutine runs late does not
+	// hold it.
+	ended := make(chan End, 1)
+	r.g.o.Do = func(f func()) { f() }
+	r.g.o.Do(func() { ended <- r.g.hold() })
+	if e := <-ended; e != Stopped {
+		t.Fatalf("a hold after Stop: %v", e)
+	}
+}
+
+func TestANilGovernorDoesNothing(t *testing.T) {
+	var g *Governor
+	g.Wake()
+	g.Stop()
+	Install(nil)
+	Wake()
+	Release()
+}
