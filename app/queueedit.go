@@ -68,20 +68,7 @@ func (s PlayerState) playOrder() []int {
 // queue keeps its order and the play order changes, so it stays a
 // permutation of the queue. It returns old index -> new index.
 func (s *PlayerState) move(idx []int, to int) []int {
-	moving := make(map[int]bool, len(idx))
-	for _, i := range idx {
-		moving[i] = true
-	}
-	var moved, rest []int
-	for _, i := range s.playOrder() {
-		if moving[i] {
-			moved = append(moved, i)
-		} else {
-			rest = append(rest, i)
-		}
-	}
-	to = max(0, min(to, len(rest)))
-	order := slices.Concat(rest[:to], moved, rest[to:])
+	order := MovedOrder(s.playOrder(), idx, to)
 	reindex := make([]int, len(s.Queue))
 	if s.Shuffle {
 		s.Order = order
@@ -98,6 +85,28 @@ func (s *PlayerState) move(idx []int, to int) []int {
 	s.Queue = q
 	s.Index = reindex[s.Index]
 	return reindex
+}
+
+// MovedOrder is order (queue indexes in play order) after moving the
+// indexes idx so that they follow each other, in the order they had in
+// order, from position to of the entries that do not move (clamped to
+// them). It is the rule of every queue move; idx must be valid and
+// distinct.
+func MovedOrder(order, idx []int, to int) []int {
+	moving := make(map[int]bool, len(idx))
+	for _, i := range idx {
+		moving[i] = true
+	}
+	var moved, rest []int
+	for _, i := range order {
+		if moving[i] {
+			moved = append(moved, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	to = max(0, min(to, len(rest)))
+	return slices.Concat(rest[:to], moved, rest[to:])
 }
 
 // removeMany removes the entries at queue indexes idx. When the current

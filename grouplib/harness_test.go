@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/internal/wavfile"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -366,23 +366,15 @@ func (f *testFiles) Cover(id string) ([]byte, error) {
 func writeWAV(t *testing.T, path string, seconds float64, seed int) {
 	t.Helper()
 	const rate = 44100
-	frames := int(seconds * rate)
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	_ = binary.Write(&b, le, uint32(36+frames*2))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(rate * 2), uint16(2), uint16(16)} {
-		_ = binary.Write(&b, le, v)
-	}
-	b.WriteString("data")
-	_ = binary.Write(&b, le, uint32(frames*2))
-	pcm := make([]byte, frames*2)
+	pcm := make([]int16, int(seconds*rate))
 	f := 200 + 37*float64(seed)
-	for i := range frames {
-		le.PutUint16(pcm[i*2:], uint16(int16(0.4*32767*math.Sin(2*math.Pi*f*float64(i)/rate))))
+	for i := range pcm {
+		pcm[i] = int16(0.4 * 32767 * math.Sin(2*math.Pi*f*float64(i)/rate))
 	}
-	b.Write(pcm)
+	var b bytes.Buffer
+	if err := wavfile.Write(&b, rate, 1, pcm, wavfile.Tags{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 var allFormats = []string{"mp3", "ogg", "flac", "wav"}
@@ -145,7 +147,7 @@ func TestMissingTagsFallBackToFileAndFolderNames(t *testing.T) {
 	}
 	for i, c := range cases {
 		p := filepath.Join(root, c.rel)
-		toneWAV(t, p, 300+float64(i)*10, wavTags{})
+		toneWAV(t, p, 300+float64(i)*10, wavfile.Tags{})
 		tr, err := AnalyzeFile(p, root)
 		if err != nil {
 			t.Fatal(err)
@@ -186,7 +188,7 @@ func TestSplitArtists(t *testing.T) {
 
 func TestContentMustMatchExtension(t *testing.T) {
 	dir := t.TempDir()
-	toneWAV(t, filepath.Join(dir, "real.wav"), 440, wavTags{})
+	toneWAV(t, filepath.Join(dir, "real.wav"), 440, wavfile.Tags{})
 	wav, _ := os.ReadFile(filepath.Join(dir, "real.wav"))
 	files := map[string][]byte{
 		"garbage.mp3":     []byte(strings.Repeat("not audio at all ", 200)),

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/dhowden/tag"
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 // benchFiles is the size of the generated benchmark library.
@@ -93,7 +94,7 @@ func benchLibrary(b *testing.B) (string, []string) {
 					s[k] = int16(6000*math.Sin(float64(k)*float64(100+i%900)/rate)) + int16(i%7)
 				}
 				var buf bytes.Buffer
-				if benchErr = writeWAV(&buf, rate, 1, s, wavTags{Title: title, Artist: fmt.Sprintf("Artist %02d", artist), Album: fmt.Sprintf("Album %02d", album), Track: track, Year: 2000 + i%25}); benchErr != nil {
+				if benchErr = wavfile.Write(&buf, rate, 1, s, wavfile.Tags{Title: title, Artist: fmt.Sprintf("Artist %02d", artist), Album: fmt.Sprintf("Album %02d", album), Track: track, Year: 2000 + i%25}); benchErr != nil {
 					return
 				}
 				data = buf.Bytes()
@@ -232,7 +233,7 @@ func BenchmarkWatcherLatency(b *testing.B) {
 		for k := range s {
 			s[k] = int16(k * i)
 		}
-		if err := writeWAV(&buf, 8000, 1, s, wavTags{Title: fmt.Sprint("changed ", i)}); err != nil {
+		if err := wavfile.Write(&buf, 8000, 1, s, wavfile.Tags{Title: fmt.Sprint("changed ", i)}); err != nil {
 			b.Fatal(err)
 		}
 		if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 // DemoArtist and DemoAlbum tag every track GenerateDemo writes.
@@ -72,7 +74,7 @@ func writeDemoFile(path string, d demoTrack, n int) error {
 	if err != nil {
 		return fmt.Errorf("library: demo track: %w", err)
 	}
-	err = writeWAV(f, demoRate, 2, synthesize(d), wavTags{
+	err = wavfile.Write(f, demoRate, 2, synthesize(d), wavfile.Tags{
 		Title: d.title, Artist: DemoArtist, Album: DemoAlbum, Genre: "Ambient", Track: n, Year: 2025,
 	})
 	if cerr := f.Close(); err == nil {

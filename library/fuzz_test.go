@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 // The parsers behind content ids read whatever a music folder holds. For
@@ -59,10 +61,10 @@ func seedFLAC() [][]byte {
 
 func seedWAV(t testing.TB) [][]byte {
 	var plain, tagged bytes.Buffer
-	if err := writeWAV(&plain, 8000, 1, make([]int16, 80), wavTags{}); err != nil {
+	if err := wavfile.Write(&plain, 8000, 1, make([]int16, 80), wavfile.Tags{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeWAV(&tagged, 44100, 2, make([]int16, 200), wavTags{Title: "Tone", Artist: "Sigur Rós", Track: 3, Year: 1999}); err != nil {
+	if err := wavfile.Write(&tagged, 44100, 2, make([]int16, 200), wavfile.Tags{Title: "Tone", Artist: "Sigur Rós", Track: 3, Year: 1999}); err != nil {
 		t.Fatal(err)
 	}
 	id3 := append([]byte("id3 \x14\x00\x00\x00"), []byte("ID3\x04\x00\x00\x00\x00\x00\x0a0123456789")...)

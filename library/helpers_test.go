@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 // needFFmpeg skips a test when ffmpeg is missing, except on CI (CI set),
@@ -70,7 +72,7 @@ func sortedKeys(m map[string]string) []string {
 
 // toneWAV writes a short Go-synthesized WAV with INFO tags; freq makes the
 // audio (and so the content id) distinct.
-func toneWAV(t testing.TB, path string, freq float64, tags wavTags) {
+func toneWAV(t testing.TB, path string, freq float64, tags wavfile.Tags) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -81,7 +83,7 @@ func toneWAV(t testing.TB, path string, freq float64, tags wavTags) {
 		s[i] = int16(8000 * math.Sin(2*math.Pi*freq*float64(i)/rate))
 	}
 	var b bytes.Buffer
-	if err := writeWAV(&b, rate, 1, s, tags); err != nil {
+	if err := wavfile.Write(&b, rate, 1, s, tags); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {

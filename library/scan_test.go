@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 // albumTree writes root/Artist/Album/NN - Title.wav files and returns their
@@ -20,7 +22,7 @@ func albumTree(t *testing.T, root string, albums, tracks int) []string {
 	for a := 0; a < albums; a++ {
 		for n := 1; n <= tracks; n++ {
 			p := filepath.Join(root, "Artist", "Album "+string(rune('A'+a)), "0"+string(rune('0'+n))+" - Song.wav")
-			toneWAV(t, p, float64(200+a*50+n*7), wavTags{Title: "Song " + string(rune('A'+a)) + string(rune('0'+n)), Artist: "Artist", Album: "Album " + string(rune('A'+a)), Track: n})
+			toneWAV(t, p, float64(200+a*50+n*7), wavfile.Tags{Title: "Song " + string(rune('A'+a)) + string(rune('0'+n)), Artist: "Artist", Album: "Album " + string(rune('A'+a)), Track: n})
 			paths = append(paths, p)
 		}
 	}
@@ -55,7 +57,7 @@ func TestScanIsIncrementalAndFollowsChanges(t *testing.T) {
 
 	// Retag one file (size changes), move another, delete a third, add a
 	// cover to album B.
-	toneWAV(t, paths[1], float64(200+0*50+2*7), wavTags{Title: "Renamed Song", Artist: "Artist"})
+	toneWAV(t, paths[1], float64(200+0*50+2*7), wavfile.Tags{Title: "Renamed Song", Artist: "Artist"})
 	moved := filepath.Join(root, "Elsewhere", "moved.wav")
 	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
 		t.Fatal(err)
@@ -93,7 +95,7 @@ func TestScanIsIncrementalAndFollowsChanges(t *testing.T) {
 func TestScanCountsAndSkipsBadInput(t *testing.T) {
 	root := t.TempDir()
 	good := filepath.Join(root, "good", "01 - Good.wav")
-	toneWAV(t, good, 440, wavTags{Title: "Good"})
+	toneWAV(t, good, 440, wavfile.Tags{Title: "Good"})
 	write := func(rel string, b []byte) string {
 		p := filepath.Join(root, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -108,14 +110,14 @@ func TestScanCountsAndSkipsBadInput(t *testing.T) {
 	write("bad/cut.flac", []byte("fLaC\x00\x00"))
 	write("bad/notes.txt", []byte("ignored, not audio by extension"))
 	// Broken tags: an id3 chunk full of junk in an otherwise good WAV.
-	toneWAV(t, filepath.Join(root, "bad", "07 - Broken Tag.wav"), 330, wavTags{})
+	toneWAV(t, filepath.Join(root, "bad", "07 - Broken Tag.wav"), 330, wavfile.Tags{})
 	wav, _ := os.ReadFile(filepath.Join(root, "bad", "07 - Broken Tag.wav"))
 	junk := append([]byte("id3 \x10\x00\x00\x00ID3\x04\x00\x00\x7f\x7f\x7f\x7f"), make([]byte, 6)...)
 	broken := append(append([]byte{}, wav...), junk...)
 	write("bad/07 - Broken Tag.wav", broken)
 	// A non-UTF-8 name.
 	odd := filepath.Join(root, "bad", "caf\xe9 \xff.wav")
-	toneWAV(t, odd, 550, wavTags{})
+	toneWAV(t, odd, 550, wavfile.Tags{})
 	// A symlink loop and a link to a file.
 	if err := os.Symlink("..", filepath.Join(root, "good", "loop")); err != nil {
 		t.Fatal(err)

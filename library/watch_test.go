@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 type watchHarness struct {
@@ -63,18 +65,18 @@ func TestWatchFollowsAddChangeRenameMoveAndDelete(t *testing.T) {
 
 	// Add into folders created after the watch started.
 	first := h.path("Artist/Album/01 - First.wav")
-	toneWAV(t, first, 440, wavTags{Title: "First", Artist: "Artist"})
+	toneWAV(t, first, 440, wavfile.Tags{Title: "First", Artist: "Artist"})
 	e := h.waitFor("Added first", is(Added, first))
 	if e.Track.Title != "First" || !strings.HasPrefix(e.Track.ContentID, "b3:") {
 		t.Errorf("added track %+v", e.Track)
 	}
 	id := e.Track.ContentID
 	second := h.path("Artist/Album/02 - Second.wav")
-	toneWAV(t, second, 660, wavTags{Title: "Second"})
+	toneWAV(t, second, 660, wavfile.Tags{Title: "Second"})
 	h.waitFor("Added second", is(Added, second))
 
 	// Retag: Changed, same content id.
-	toneWAV(t, first, 440, wavTags{Title: "First (remaster tag)", Artist: "Artist"})
+	toneWAV(t, first, 440, wavfile.Tags{Title: "First (remaster tag)", Artist: "Artist"})
 	e = h.waitFor("Changed", is(Changed, first))
 	if e.Track.Title != "First (remaster tag)" || e.Track.ContentID != id {
 		t.Errorf("changed track %+v", e.Track)
@@ -114,7 +116,7 @@ func TestWatchFollowsAddChangeRenameMoveAndDelete(t *testing.T) {
 		t.Errorf("folder move event %+v", e)
 	}
 	later := h.path("Sorted/03 - Later.wav")
-	toneWAV(t, later, 880, wavTags{Title: "Later"})
+	toneWAV(t, later, 880, wavfile.Tags{Title: "Later"})
 	h.waitFor("Added in moved folder", is(Added, later))
 
 	// Delete a file, then a whole folder.
@@ -150,14 +152,14 @@ func TestWatchCopyOfAnAlbumAndASymlinkLoop(t *testing.T) {
 	// finishing, plus files written directly.
 	src := filepath.Join(t.TempDir(), "Album")
 	for i := 1; i <= 5; i++ {
-		toneWAV(t, filepath.Join(src, fmt.Sprintf("%02d - T.wav", i)), float64(300+i*20), wavTags{Title: fmt.Sprint("T", i)})
+		toneWAV(t, filepath.Join(src, fmt.Sprintf("%02d - T.wav", i)), float64(300+i*20), wavfile.Tags{Title: fmt.Sprint("T", i)})
 	}
 	if err := os.Rename(src, h.path("Album")); err != nil {
 		// Different file systems: copy instead.
 		t.Skipf("rename across temp dirs: %v", err)
 	}
 	for i := 6; i <= 8; i++ {
-		toneWAV(t, h.path(fmt.Sprintf("Album/%02d - T.wav", i)), float64(300+i*20), wavTags{Title: fmt.Sprint("T", i)})
+		toneWAV(t, h.path(fmt.Sprintf("Album/%02d - T.wav", i)), float64(300+i*20), wavfile.Tags{Title: fmt.Sprint("T", i)})
 	}
 	added := map[string]bool{}
 	h.waitFor("8 tracks added", func(e Event) bool {

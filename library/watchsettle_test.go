@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/furudesk/furudesk/internal/wavfile"
 )
 
 // stepClock is a fake Clock: time moves only when the test says, and every
@@ -146,7 +147,7 @@ func (h *settleHarness) tick() *Event {
 func wavFile(t *testing.T, freq float64) []byte {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "x.wav")
-	toneWAV(t, p, freq, wavTags{Title: "Fresh"})
+	toneWAV(t, p, freq, wavfile.Tags{Title: "Fresh"})
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

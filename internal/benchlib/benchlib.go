@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/furudesk/furudesk/internal/wavfile"
 	"github.com/mewkiz/flac"
 	"github.com/mewkiz/flac/frame"
 	"github.com/mewkiz/flac/meta"
@@ -166,8 +167,7 @@ func writeAlbum(c *Collection, mu *sync.Mutex, mp3 []byte, covers [][]byte, albu
 		for s := range samples {
 			samples[s] = int16(4000*math.Sin(float64(s)*float64(200+i%700)/rate)) + int16(i%13)
 		}
-		binary.LittleEndian.PutUint16(unsafeBytes(samples[:2]), uint16(i))
-		samples[1] = int16(i >> 16)
+		samples[0], samples[1] = int16(uint16(i)), int16(i>>16) // unique audio per file
 		var data []byte
 		var err error
 		switch format {
@@ -178,7 +178,10 @@ func writeAlbum(c *Collection, mu *sync.Mutex, mp3 []byte, covers [][]byte, albu
 		case "flac":
 			data, err = flacFile(samples, t)
 		default:
-			data = wavFile(samples, t)
+			var b bytes.Buffer
+			err = wavfile.Write(&b, rate, 1, samples, wavfile.Tags{Title: t.title, Artist: t.artist,
+				Album: t.album, Genre: t.genre, Track: t.track, Year: t.year})
+			data = b.Bytes()
 		}
 		if err != nil {
 			return err
@@ -193,15 +196,6 @@ func writeAlbum(c *Collection, mu *sync.Mutex, mp3 []byte, covers [][]byte, albu
 		mu.Unlock()
 	}
 	return nil
-}
-
-// unsafeBytes views two samples as bytes.
-func unsafeBytes(s []int16) []byte {
-	b := make([]byte, 2*len(s))
-	for i, v := range s {
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-	}
-	return b
 }
 
 func safe(s string) string {
@@ -260,48 +254,6 @@ func id3v23(t tags) []byte {
 	n := len(body)
 	head := []byte{'I', 'D', '3', 3, 0, 0, byte(n >> 21 & 0x7f), byte(n >> 14 & 0x7f), byte(n >> 7 & 0x7f), byte(n & 0x7f)}
 	return append(head, body...)
-}
-
-// wavFile is 16-bit mono PCM with a LIST/INFO chunk.
-func wavFile(samples []int16, t tags) []byte {
-	var info []byte
-	add := func(id, v string) {
-		b := append([]byte(v), 0)
-		info = append(info, id...)
-		info = binary.LittleEndian.AppendUint32(info, uint32(len(b)))
-		info = append(info, b...)
-		if len(b)%2 == 1 {
-			info = append(info, 0)
-		}
-	}
-	add("INAM", t.title)
-	add("IART", t.artist)
-	add("IPRD", t.album)
-	add("IGNR", t.genre)
-	add("IPRT", strconv.Itoa(t.track))
-	add("ICRD", strconv.Itoa(t.year))
-	list := append([]byte("INFO"), info...)
-	data := unsafeBytes(samples)
-	var b bytes.Buffer
-	w32 := func(v uint32) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	w16 := func(v uint16) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	w32(uint32(4 + 8 + 16 + 8 + len(list) + 8 + len(data)))
-	b.WriteString("WAVEfmt ")
-	w32(16)
-	w16(1)
-	w16(1)
-	w32(rate)
-	w32(rate * 2)
-	w16(2)
-	w16(16)
-	b.WriteString("LIST")
-	w32(uint32(len(list)))
-	b.Write(list)
-	b.WriteString("data")
-	w32(uint32(len(data)))
-	b.Write(data)
-	return b.Bytes()
 }
 
 // flacFile is one verbatim frame with Vorbis comments.

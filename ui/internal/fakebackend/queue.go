@@ -54,20 +54,7 @@ func (b *Backend) MoveInQueue(idx []int, ids []string, to int) error {
 		if err = b.checkLocked(idx, ids); err != nil {
 			return
 		}
-		moving := map[int]bool{}
-		for _, i := range idx {
-			moving[i] = true
-		}
-		var moved, rest []int
-		for _, i := range b.playOrderLocked() {
-			if moving[i] {
-				moved = append(moved, i)
-			} else {
-				rest = append(rest, i)
-			}
-		}
-		to = max(0, min(to, len(rest)))
-		order := slices.Concat(rest[:to], moved, rest[to:])
+		order := app.MovedOrder(b.playOrderLocked(), idx, to)
 		if st.Shuffle && len(st.Order) == len(st.Queue) {
 			st.Order = order
 			return

@@ -1,4 +1,5 @@
-package library
+// Package wavfile writes RIFF/WAVE files of 16-bit PCM with their tags.
+package wavfile
 
 import (
 	"bufio"
@@ -7,15 +8,17 @@ import (
 	"strconv"
 )
 
-// wavTags are the LIST/INFO fields writeWAV stores.
-type wavTags struct {
+// Tags are the LIST/INFO fields Write stores; empty ones and
+// numbers ≤ 0 are left out.
+type Tags struct {
 	Title, Artist, Album, Genre string
 	Track, Year                 int
 }
 
-// writeWAV writes 16-bit PCM (interleaved when channels > 1) as a RIFF/WAVE
-// file with a LIST/INFO chunk before the data chunk, as ffmpeg lays it out.
-func writeWAV(w io.Writer, rate, channels int, samples []int16, tags wavTags) error {
+// Write writes 16-bit PCM (interleaved when channels > 1) as a RIFF/WAVE
+// file with a LIST/INFO chunk before the data chunk, as ffmpeg lays it out:
+// the demo library, and the collections the tests and benchmarks generate.
+func Write(w io.Writer, rate, channels int, samples []int16, tags Tags) error {
 	var info []byte
 	addInfo := func(id, v string) {
 		if v == "" {
