@@ -358,6 +358,55 @@ static const AVCodec *find_decoder(enum AVCodecID id) {
 	return c;
 }
 
+// A probe builds the converter a play will need, at the file's own rate,
+// to learn that libswresample takes this audio. Its answer depends only
+// on the sample format, rate and channel layout, and a collection has a
+// handful of those: the probe builds it once for each.
+typedef struct {
+	int format, rate, order, channels;
+	uint64_t mask;
+} conversion;
+
+static struct {
+	atomic_int used; // 0 free, 1 being written, 2 set
+	conversion c;
+} converted[LOOKUP_CACHE];
+
+static int conversion_of(const AVFrame *f, conversion *c) {
+	const AVChannelLayout *l = &f->ch_layout;
+	if (l->order != AV_CHANNEL_ORDER_NATIVE && l->order != AV_CHANNEL_ORDER_UNSPEC) return 0;
+	memset(c, 0, sizeof *c);
+	c->format = f->format;
+	c->rate = f->sample_rate;
+	c->order = l->order;
+	c->channels = l->nb_channels;
+	c->mask = l->order == AV_CHANNEL_ORDER_NATIVE ? l->u.mask : 0;
+	return 1;
+}
+
+static int converted_before(const AVFrame *f) {
+	conversion c;
+	if (!conversion_of(f, &c)) return 0;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		if (atomic_load(&converted[i].used) != 2) continue;
+		if (memcmp(&converted[i].c, &c, sizeof c) == 0) return 1;
+	}
+	return 0;
+}
+
+static void remember_converted(const AVFrame *f) {
+	conversion c;
+	if (!conversion_of(f, &c)) return;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&converted[i].used, &expected, 1)) {
+			converted[i].c = c;
+			atomic_store(&converted[i].used, 2);
+			return;
+		}
+	}
+}
+
 static int protected_tag(uint32_t tag) {
 	return tag == MKTAG('d', 'r', 'm', 's') || tag == MKTAG('d', 'r', 'm', 'i') || tag == MKTAG('e', 'n', 'c', 'a') ||
 	       tag == MKTAG('a', 'a', 'v', 'd');
@@ -525,12 +574,16 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 		code = fail(d, FD_ERR_CORRUPT, "no sample rate", 0);
 		goto bad;
 	}
-	if (d->out_rate <= 0) d->out_rate = d->src_rate; // a probe: no resampling filter to build
+	int probe = d->out_rate <= 0;
+	if (probe) d->out_rate = d->src_rate; // no resampling filter to build
 	d->origin = d->frame->best_effort_timestamp;
 	if (d->origin == AV_NOPTS_VALUE) d->origin = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
-	if ((r = setup_swr(d, d->frame)) < 0) {
-		code = r;
-		goto bad;
+	if (!probe || !converted_before(d->frame)) {
+		if ((r = setup_swr(d, d->frame)) < 0) {
+			code = r;
+			goto bad;
+		}
+		if (probe) remember_converted(d->frame);
 	}
 
 	info->src_rate = d->src_rate;
