@@ -234,8 +234,11 @@ func (s *Store) FlushedWrites() uint64 { return s.writes.Load() - s.noSyncWrites
 // fn fails.
 // writeNoSync is write on a connection switched to synchronous=NORMAL for
 // this one transaction: in WAL mode the commit appends to the log without
-// an fsync. The connection goes back to the pool flushed again
-// (synchronous=FULL); one that cannot be switched back is discarded.
+// an fsync. Its statement journals (what undoes one failed statement
+// inside the transaction, which an upsert needs) stay in memory instead
+// of a temporary file written a page at a time. The connection goes back
+// to the pool as it was (synchronous=FULL, temp_store=DEFAULT); one that
+// cannot be switched back is discarded.
 func (s *Store) writeNoSync(fn func(tx *sql.Tx) error) error {
 	ctx := context.Background()
 	conn, err := s.db.Conn(ctx)
@@ -243,14 +246,14 @@ func (s *Store) writeNoSync(fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("storage: connection: %w", err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=NORMAL"); err != nil {
-		return fmt.Errorf("storage: synchronous=NORMAL: %w", err)
-	}
 	defer func() {
-		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=FULL"); err != nil {
+		if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=FULL; PRAGMA temp_store=DEFAULT"); err != nil {
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn }) // never reused unflushed
 		}
 	}()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY"); err != nil {
+		return fmt.Errorf("storage: synchronous=NORMAL: %w", err)
+	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("storage: begin: %w", err)
