@@ -79,6 +79,10 @@ func (osFS) EvalSymlinks(name string) (string, error)   { return filepath.EvalSy
 // copyBufs are reused read buffers for hashing (one per busy worker).
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
+// hashers are reused content id hashers (one per busy worker): a new one
+// is a few kilobytes to allocate and clear for every file.
+var hashers = sync.Pool{New: func() any { return blake3.New(32, nil) }}
+
 // Analysis is the outcome of reading one file.
 type analysis struct {
 	track      Track
@@ -130,7 +134,9 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	bp := copyBufs.Get().(*[]byte)
 	defer copyBufs.Put(bp)
 	buf := *bp
-	h := blake3.New(32, nil)
+	h := hashers.Get().(*blake3.Hasher)
+	defer hashers.Put(h)
+	h.Reset()
 	ra := newReadAhead(f, size) // for the tag parsers' small reads
 	defer ra.release()
 
