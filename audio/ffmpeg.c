@@ -588,7 +588,9 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 
 	info->src_rate = d->src_rate;
 	info->src_channels = d->frame->ch_layout.nb_channels;
-	info->bits = par->bits_per_raw_sample;
+	// (Without avformat_find_stream_info, a probe of FLAC learns it from
+	// the decoder.)
+	info->bits = par->bits_per_raw_sample > 0 ? par->bits_per_raw_sample : d->dec->bits_per_raw_sample;
 	info->src_frames = -1;
 	if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
 		info->src_frames = av_rescale_q(st->duration, st->time_base, (AVRational){1, d->src_rate});

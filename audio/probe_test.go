@@ -85,3 +85,36 @@ func TestProbeRefusesUndecodableFLAC(t *testing.T) {
 		t.Fatal("the FLAC without decodable frames plays")
 	}
 }
+
+// TestProbeInfoMatchesPlay: what Probe tells of a file (rate, channels,
+// bits, codec, length) is what a play's decoder tells, though the probe
+// skips libavformat's stream analysis.
+func TestProbeInfoMatchesPlay(t *testing.T) {
+	if !haveFFmpeg {
+		t.Skip("the pure-Go probe decodes at its own output rate, not the file's")
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name  string
+		extra []string
+	}{{"s.flac", []string{"-sample_fmt", "s32", "-bits_per_raw_sample", "24"}}, {"s.mp3", nil}, {"s.wav", nil}} {
+		p := ffmpegSine(t, dir, c.name, 440, 0.5, 48000, c.extra...)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pi, err := Probe(bytes.NewReader(b), c.name)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		d, err := NewDecoder(bytes.NewReader(b), c.name, 48000)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		di := d.Info()
+		d.Close()
+		if pi != di {
+			t.Errorf("%s: Probe tells %+v, a play %+v", c.name, pi, di)
+		}
+	}
+}
