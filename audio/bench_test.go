@@ -145,10 +145,10 @@ func BenchmarkProbe(b *testing.B) {
 			defer f.Close()
 			files = append(files, f)
 		}
-		if len(files) == 0 {
-			b.Fatalf("no %s file in the collection", format)
-		}
 		b.Run(format, func(b *testing.B) {
+			if len(files) == 0 {
+				b.Skipf("no %s file in the collection (benchlib makes MP3 with the ffmpeg command)", format)
+			}
 			cpu0, haveCPU := cputime.Process()
 			i := 0
 			for b.Loop() {
