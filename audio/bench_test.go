@@ -1,13 +1,16 @@
 package audio
 
 import (
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/furudesk/furudesk/internal/benchlib"
 	"github.com/furudesk/furudesk/internal/cputime"
 )
 
@@ -116,4 +119,53 @@ func ffmpegDecodeCPU(b *testing.B, path string) time.Duration {
 		best = min(best, time.Duration((us+ss)*float64(time.Second)))
 	}
 	return best
+}
+
+// BenchmarkProbe probes the small tagged files of the benchmark
+// collection (package benchlib: what a library scan meets 100,000 times),
+// one format at a time, as the scan does: the file is open and Probe
+// reads it from the start. It reports the CPU time per probe.
+//
+//	go test -run '^$' -bench Probe ./audio
+func BenchmarkProbe(b *testing.B) {
+	c, err := benchlib.Generate(b.TempDir(), 60)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, format := range []string{"mp3", "flac", "wav"} {
+		var files []*os.File
+		for _, p := range c.Paths {
+			if filepath.Ext(p) != "."+format {
+				continue
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			files = append(files, f)
+		}
+		b.Run(format, func(b *testing.B) {
+			if len(files) == 0 {
+				b.Skipf("no %s file in the collection (benchlib makes MP3 with the ffmpeg command)", format)
+			}
+			cpu0, haveCPU := cputime.Process()
+			i := 0
+			for b.Loop() {
+				f := files[i%len(files)]
+				i++
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Probe(f, f.Name()); err != nil {
+					b.Fatalf("%s: %v", f.Name(), err)
+				}
+			}
+			spent := b.Elapsed()
+			if cpu1, ok := cputime.Process(); ok && haveCPU {
+				spent = cpu1 - cpu0
+			}
+			b.ReportMetric(float64(spent.Microseconds())/float64(b.N), "cpu-µs/probe")
+		})
+	}
 }

@@ -307,6 +307,106 @@ static int flush_swr(fd_dec *d) {
 	return 0;
 }
 
+// Looking a demuxer up by name and a decoder up by id walks FFmpeg's whole
+// list of them (strcmp on each name): a scan probes 100,000 files with a
+// handful of formats, so the answers are kept. The pointers are FFmpeg's
+// own constant tables; a race stores the same value twice.
+enum { LOOKUP_CACHE = 16 };
+
+// The demuxers package audio forces (ffmpeg.go's demuxers).
+static const char *const demuxer_names[] = {"mp3", "ogg", "wav", "flac", "mov", "aac", "aiff"};
+static _Atomic(const AVInputFormat *) demuxer_cache[sizeof demuxer_names / sizeof demuxer_names[0]];
+
+static const AVInputFormat *find_demuxer(const char *name) {
+	for (size_t i = 0; i < sizeof demuxer_names / sizeof demuxer_names[0]; i++) {
+		if (strcmp(demuxer_names[i], name) != 0) continue;
+		const AVInputFormat *f = atomic_load(&demuxer_cache[i]);
+		if (!f) {
+			f = av_find_input_format(name);
+			atomic_store(&demuxer_cache[i], f);
+		}
+		return f;
+	}
+	return av_find_input_format(name);
+}
+
+static struct {
+	atomic_int id;
+	_Atomic(const AVCodec *) codec;
+} decoder_cache[LOOKUP_CACHE];
+
+static const AVCodec *find_decoder(enum AVCodecID id) {
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		int cid = atomic_load(&decoder_cache[i].id);
+		if (cid == AV_CODEC_ID_NONE) break;
+		if (cid == (int)id) {
+			const AVCodec *c = atomic_load(&decoder_cache[i].codec);
+			if (c) return c;
+			break;
+		}
+	}
+	const AVCodec *c = avcodec_find_decoder(id);
+	if (!c) return NULL;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		int expected = AV_CODEC_ID_NONE;
+		if (atomic_load(&decoder_cache[i].id) == (int)id ||
+		    atomic_compare_exchange_strong(&decoder_cache[i].id, &expected, (int)id)) {
+			atomic_store(&decoder_cache[i].codec, c);
+			break;
+		}
+	}
+	return c;
+}
+
+// A probe builds the converter a play will need, at the file's own rate,
+// to learn that libswresample takes this audio. Its answer depends only
+// on the sample format, rate and channel layout, and a collection has a
+// handful of those: the probe builds it once for each.
+typedef struct {
+	int format, rate, order, channels;
+	uint64_t mask;
+} conversion;
+
+static struct {
+	atomic_int used; // 0 free, 1 being written, 2 set
+	conversion c;
+} converted[LOOKUP_CACHE];
+
+static int conversion_of(const AVFrame *f, conversion *c) {
+	const AVChannelLayout *l = &f->ch_layout;
+	if (l->order != AV_CHANNEL_ORDER_NATIVE && l->order != AV_CHANNEL_ORDER_UNSPEC) return 0;
+	memset(c, 0, sizeof *c);
+	c->format = f->format;
+	c->rate = f->sample_rate;
+	c->order = l->order;
+	c->channels = l->nb_channels;
+	c->mask = l->order == AV_CHANNEL_ORDER_NATIVE ? l->u.mask : 0;
+	return 1;
+}
+
+static int converted_before(const AVFrame *f) {
+	conversion c;
+	if (!conversion_of(f, &c)) return 0;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		if (atomic_load(&converted[i].used) != 2) continue;
+		if (memcmp(&converted[i].c, &c, sizeof c) == 0) return 1;
+	}
+	return 0;
+}
+
+static void remember_converted(const AVFrame *f) {
+	conversion c;
+	if (!conversion_of(f, &c)) return;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&converted[i].used, &expected, 1)) {
+			converted[i].c = c;
+			atomic_store(&converted[i].used, 2);
+			return;
+		}
+	}
+}
+
 static int protected_tag(uint32_t tag) {
 	return tag == MKTAG('d', 'r', 'm', 's') || tag == MKTAG('d', 'r', 'm', 'i') || tag == MKTAG('e', 'n', 'c', 'a') ||
 	       tag == MKTAG('a', 'a', 'v', 'd');
@@ -348,13 +448,27 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 	d->fmt->pb = d->io;
 	const AVInputFormat *ifmt = NULL;
 	if (format && *format) {
-		ifmt = av_find_input_format(format);
+		ifmt = find_demuxer(format);
 		if (!ifmt) {
 			code = fail(d, FD_ERR_NO_DECODER, "FFmpeg was built without this container", 0);
 			goto bad;
 		}
 	}
-	r = avformat_open_input(&d->fmt, NULL, ifmt, NULL);
+	// Demuxers that are not sure of the codec their header names (WAV's
+	// 16-bit PCM might be S/PDIF or MP3 under the PCM tag) ask libavformat
+	// to run every demuxer's probe on the first packets, up to 32 of them,
+	// holding them back meanwhile. The decoder is opened from the header's
+	// codec before the first packet is read, so that answer never changes
+	// what plays: look at the first packet only. (The header's own S/PDIF
+	// check, which does change the codec, still runs.)
+	d->fmt->max_probe_packets = 0;
+	AVDictionary *opts = NULL;
+	if (out_rate <= 0 && ifmt && strcmp(format, "wav") == 0) {
+		// A probe decodes one packet: a small one keeps that probe short.
+		av_dict_set(&opts, "max_size", "1024", 0);
+	}
+	r = avformat_open_input(&d->fmt, NULL, ifmt, &opts);
+	av_dict_free(&opts);
 	if (r < 0) {
 		// avformat_open_input freed the context.
 		code = fail(d, d->io->error ? FD_ERR_IO : FD_ERR_OPEN, "not a readable stream", d->io->error ? d->io->error : r);
@@ -362,9 +476,26 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 	}
 	r = av_find_best_stream(d->fmt, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
 	AVCodecParameters *par = r >= 0 ? d->fmt->streams[r]->codecpar : NULL;
-	if (!par || par->codec_id == AV_CODEC_ID_NONE || par->sample_rate <= 0 || par->ch_layout.nb_channels <= 0) {
-		// Raw streams (ADTS, some MP3s) say their parameters only in the
-		// first frames.
+	// Raw streams (ADTS, MP3) and FLAC say their rate and channels only in
+	// their frames: avformat_find_stream_info opens a decoder of its own
+	// and decodes the first frame to learn them. A probe decodes that
+	// frame itself just below, and the frame has them, so it skips this
+	// when the header named the codec (a stream whose first frame does
+	// not decode is refused there, as here). A play keeps it: seeking
+	// and durations use what it learns.
+	int need_info = !par || par->codec_id == AV_CODEC_ID_NONE || par->sample_rate <= 0 || par->ch_layout.nb_channels <= 0;
+	if (need_info && out_rate <= 0) {
+		// (av_find_best_stream passes over audio streams without a rate.)
+		for (unsigned i = 0; i < d->fmt->nb_streams; i++) {
+			AVCodecParameters *p = d->fmt->streams[i]->codecpar;
+			if (p->codec_type == AVMEDIA_TYPE_AUDIO && p->codec_id != AV_CODEC_ID_NONE) {
+				r = (int)i;
+				need_info = 0;
+				break;
+			}
+		}
+	}
+	if (need_info) {
 		d->fmt->probesize = 1 << 20;
 		if ((r = avformat_find_stream_info(d->fmt, NULL)) < 0) {
 			code = fail(d, FD_ERR_CORRUPT, "reading the stream", r);
@@ -390,7 +521,7 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 		code = fail(d, FD_ERR_PROTECTED, "DRM-protected", 0);
 		goto bad;
 	}
-	const AVCodec *codec = avcodec_find_decoder(par->codec_id);
+	const AVCodec *codec = find_decoder(par->codec_id);
 	if (!codec) {
 		snprintf(d->err, sizeof d->err, "no decoder for %s", avcodec_get_name(par->codec_id));
 		code = FD_ERR_NO_DECODER;
@@ -443,17 +574,23 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 		code = fail(d, FD_ERR_CORRUPT, "no sample rate", 0);
 		goto bad;
 	}
-	if (d->out_rate <= 0) d->out_rate = d->src_rate; // a probe: no resampling filter to build
+	int probe = d->out_rate <= 0;
+	if (probe) d->out_rate = d->src_rate; // no resampling filter to build
 	d->origin = d->frame->best_effort_timestamp;
 	if (d->origin == AV_NOPTS_VALUE) d->origin = st->start_time != AV_NOPTS_VALUE ? st->start_time : 0;
-	if ((r = setup_swr(d, d->frame)) < 0) {
-		code = r;
-		goto bad;
+	if (!probe || !converted_before(d->frame)) {
+		if ((r = setup_swr(d, d->frame)) < 0) {
+			code = r;
+			goto bad;
+		}
+		if (probe) remember_converted(d->frame);
 	}
 
 	info->src_rate = d->src_rate;
 	info->src_channels = d->frame->ch_layout.nb_channels;
-	info->bits = par->bits_per_raw_sample;
+	// (Without avformat_find_stream_info, a probe of FLAC learns it from
+	// the decoder.)
+	info->bits = par->bits_per_raw_sample > 0 ? par->bits_per_raw_sample : d->dec->bits_per_raw_sample;
 	info->src_frames = -1;
 	if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
 		info->src_frames = av_rescale_q(st->duration, st->time_base, (AVRational){1, d->src_rate});

@@ -47,6 +47,10 @@ func ffmpegVersion() string {
 type avSource struct {
 	r   io.ReadSeeker
 	err error
+	// A probe is over before a file could grow: it keeps the size FFmpeg
+	// asks for (each time a WAV chunk ends) instead of three seeks a time.
+	keepSize bool
+	size     int64 // 0: not asked yet
 }
 
 // Values of FFmpeg's whence besides io.Seek*.
@@ -90,6 +94,9 @@ func furudeskAVSeek(h C.uintptr_t, off C.int64_t, whence C.int) (pos C.int64_t) 
 		}
 	}()
 	if whence == avseekSize {
+		if s.size > 0 {
+			return C.int64_t(s.size)
+		}
 		cur, err := s.r.Seek(0, io.SeekCurrent)
 		if err != nil {
 			return -1
@@ -101,6 +108,9 @@ func furudeskAVSeek(h C.uintptr_t, off C.int64_t, whence C.int) (pos C.int64_t) 
 		if _, err := s.r.Seek(cur, io.SeekStart); err != nil {
 			s.err = err
 			return -1
+		}
+		if s.keepSize {
+			s.size = size
 		}
 		return C.int64_t(size)
 	}
@@ -134,7 +144,7 @@ func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader
 	if !ok {
 		return nil, info, fmt.Errorf("%w: %q", ErrUnknownFormat, name)
 	}
-	src := &avSource{r: r}
+	src := &avSource{r: r, keepSize: rate == 0}
 	h := cgo.NewHandle(src)
 	cfmt := C.CString(demux)
 	defer C.free(unsafe.Pointer(cfmt))

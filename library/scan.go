@@ -415,6 +415,14 @@ func (s *scanner) walkDir(root, dir, real string, depth int, visited map[string]
 				return false
 			}
 		case isAudioName(name):
+			if _, known := s.known[p]; !known && e.Type().IsRegular() {
+				// A new file: its analysis reads size and time from the
+				// open file, so no stat here (one system call per file
+				// of a first scan).
+				s.fileSeen(p)
+				s.jobs <- scanJob{path: p, root: root, cover: cover}
+				continue
+			}
 			info, err := e.Info()
 			if err != nil {
 				s.send(outcome{kind: outSkip, path: p, err: err})
