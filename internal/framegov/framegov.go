@@ -72,9 +72,13 @@ type Policy struct {
 	// cache's expiry) and tray menu clicks, which reach the loop without
 	// waking it, can be served.
 	Hold time.Duration
-	// AfterTimeout lets one of Fyne's frames run between two holds: the
-	// frame that fell due during the hold is ready at once, so a short
-	// spell is enough.
+	// HoldHidden is the longest hold while the window is hidden (closed
+	// to the tray): nothing but the tray's menu is served then.
+	HoldHidden time.Duration
+	// AfterTimeout is the spell after a hold that timed out. Zero is
+	// enough for one of Fyne's frames to run between two holds: the frame
+	// that fell due during the hold is ready when the hold ends, the next
+	// hold is queued after it.
 	AfterTimeout time.Duration
 	// AfterWork lets the loop run the queued work and draw what it
 	// changed.
@@ -87,11 +91,13 @@ type Policy struct {
 	AfterBusy time.Duration
 }
 
-// DefaultPolicy: an idle window wakes 4 times a second instead of 60; a
-// tray click is served within a quarter of a second.
+// DefaultPolicy: an idle window wakes 4 times a second instead of 60, a
+// hidden one twice; a tray click is served within a quarter of a second,
+// half a second while the window is hidden.
 var DefaultPolicy = Policy{
 	Hold:         250 * time.Millisecond,
-	AfterTimeout: 5 * time.Millisecond,
+	HoldHidden:   500 * time.Millisecond,
+	AfterTimeout: 0,
 	AfterWork:    50 * time.Millisecond,
 	AfterInput:   time.Second,
 	AfterBusy:    250 * time.Millisecond,
@@ -128,6 +134,9 @@ type Options struct {
 	// Busy says, on the UI goroutine, that the window animates and must
 	// not be held. Nil: never.
 	Busy func() bool
+	// Hidden says, on the UI goroutine, that the window is hidden (holds
+	// last up to Policy.HoldHidden). Nil: never.
+	Hidden func() bool
 	// Do queues a call on the UI goroutine; nil: fyne.Do.
 	Do func(func())
 	// After is time.After; tests give a fake clock's.
@@ -157,8 +166,12 @@ func Run(o Options) *Governor {
 	if o.After == nil {
 		o.After = time.After
 	}
+	never := func() bool { return false }
 	if o.Busy == nil {
-		o.Busy = func() bool { return false }
+		o.Busy = never
+	}
+	if o.Hidden == nil {
+		o.Hidden = never
 	}
 	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{})}
 	go g.run()
@@ -183,10 +196,12 @@ func (g *Governor) run() {
 		if e == Stopped {
 			return
 		}
-		select {
-		case <-g.o.After(g.o.Policy.After(e)):
-		case <-g.stop:
-			return
+		if d := g.o.Policy.After(e); d > 0 {
+			select {
+			case <-g.o.After(d):
+			case <-g.stop:
+				return
+			}
 		}
 	}
 }
@@ -199,7 +214,11 @@ func (g *Governor) hold() End {
 	case g.o.Busy():
 		return Busy
 	}
-	e := g.o.Waiter.Wait(g.o.Policy.Hold)
+	hold := g.o.Policy.Hold
+	if g.o.Hidden() {
+		hold = g.o.Policy.HoldHidden
+	}
+	e := g.o.Waiter.Wait(hold)
 	if g.stopped.Load() {
 		return Stopped
 	}
