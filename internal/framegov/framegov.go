@@ -118,12 +118,10 @@ func (p Policy) After(e End) time.Duration {
 }
 
 // Waiter blocks the UI goroutine during a hold. Wait returns Input when
-// the display has events, Work when Wake was called since the last Wait
-// returned Work (a Wake before a Wait is not lost), Timeout after timeout.
-// Wake may be called from any goroutine.
+// the display has events (sent during the hold, or not read yet), Work
+// when wake delivers, Timeout after timeout.
 type Waiter interface {
-	Wait(timeout time.Duration) End
-	Wake()
+	Wait(timeout time.Duration, wake <-chan struct{}) End
 }
 
 // Options are a Governor's collaborators.
@@ -155,6 +153,9 @@ type Governor struct {
 	once    sync.Once
 	done    chan struct{}
 	ends    [Stopped + 1]atomic.Uint64 // holds by how they ended
+	// queued counts the Wakes; wake tells a hold of one.
+	queued atomic.Uint64
+	wake   chan struct{}
 }
 
 // Run starts holding the loop as o says, until Stop. The loop must be
@@ -173,7 +174,7 @@ func Run(o Options) *Governor {
 	if o.Hidden == nil {
 		o.Hidden = never
 	}
-	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{})}
+	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	go g.run()
 	return g
 }
@@ -182,7 +183,8 @@ func (g *Governor) run() {
 	defer close(g.done)
 	for {
 		ended := make(chan End, 1)
-		g.o.Do(func() { ended <- g.hold() })
+		mark := g.queued.Load()
+		g.o.Do(func() { ended <- g.hold(mark) })
 		var e End
 		select {
 		case e = <-ended:
@@ -206,11 +208,20 @@ func (g *Governor) run() {
 	}
 }
 
-// hold runs on the UI goroutine.
-func (g *Governor) hold() End {
+// hold runs on the UI goroutine; mark is queued when it was queued.
+func (g *Governor) hold(mark uint64) End {
+	// Fyne's queue is first in, first out: work queued before this hold
+	// ran before it, and its wake-up is stale. Work queued since must
+	// run now.
+	select {
+	case <-g.wake:
+	default:
+	}
 	switch {
 	case g.stopped.Load():
 		return Stopped
+	case g.queued.Load() != mark:
+		return Work
 	case g.o.Busy():
 		return Busy
 	}
@@ -218,18 +229,24 @@ func (g *Governor) hold() End {
 	if g.o.Hidden() {
 		hold = g.o.Policy.HoldHidden
 	}
-	e := g.o.Waiter.Wait(hold)
+	e := g.o.Waiter.Wait(hold, g.wake)
 	if g.stopped.Load() {
 		return Stopped
 	}
 	return e
 }
 
-// Wake ends a hold in progress (or the next one, at once): the app queued
-// work for the window.
+// Wake ends a hold in progress, or the next one at once when it was
+// queued before the Wake: the app queued work for the window (call it
+// after queueing the work).
 func (g *Governor) Wake() {
-	if g != nil {
-		g.o.Waiter.Wake()
+	if g == nil {
+		return
+	}
+	g.queued.Add(1)
+	select {
+	case g.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -242,7 +259,7 @@ func (g *Governor) Stop() {
 	}
 	g.once.Do(func() {
 		g.stopped.Store(true)
-		g.o.Waiter.Wake()
+		g.Wake()
 		close(g.stop)
 	})
 	<-g.done
