@@ -25,3 +25,7 @@ func isTextField(o fyne.Focusable) bool {
 	}
 	return false
 }
+
+// Hidden tells whether the window is hidden (closed to the tray; see
+// SetHidden). Fyne goroutine only.
+func (u *UI) Hidden() bool { return u.hidden }

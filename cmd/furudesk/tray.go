@@ -166,6 +166,10 @@ func startTray(desk desktop.App, icon fyne.Resource, b trayBackend, act trayActi
 	t.apply(b.Status())
 	desk.SetSystemTrayIcon(icon)
 	updates, cancel := b.Subscribe()
+	// Only a status that changes the menu goes to the Fyne goroutine: the
+	// position a playing device publishes does not wake the window's loop
+	// for the tray.
+	last := t.key
 	go func() {
 		for {
 			select {
@@ -175,7 +179,10 @@ func startTray(desk desktop.App, icon fyne.Resource, b trayBackend, act trayActi
 				if !ok {
 					return
 				}
-				framegov.Do(func() { t.apply(st) })
+				if k := trayKey(st); k != last {
+					last = k
+					framegov.Do(func() { t.apply(st) })
+				}
 			}
 		}
 	}()

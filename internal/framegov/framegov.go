@@ -72,9 +72,13 @@ type Policy struct {
 	// cache's expiry) and tray menu clicks, which reach the loop without
 	// waking it, can be served.
 	Hold time.Duration
-	// AfterTimeout lets one of Fyne's frames run between two holds: the
-	// frame that fell due during the hold is ready at once, so a short
-	// spell is enough.
+	// HoldHidden is the longest hold while the window is hidden (closed
+	// to the tray): nothing but the tray's menu is served then.
+	HoldHidden time.Duration
+	// AfterTimeout is the spell after a hold that timed out. Zero is
+	// enough for one of Fyne's frames to run between two holds: the frame
+	// that fell due during the hold is ready when the hold ends, the next
+	// hold is queued after it.
 	AfterTimeout time.Duration
 	// AfterWork lets the loop run the queued work and draw what it
 	// changed.
@@ -87,11 +91,13 @@ type Policy struct {
 	AfterBusy time.Duration
 }
 
-// DefaultPolicy: an idle window wakes 4 times a second instead of 60; a
-// tray click is served within a quarter of a second.
+// DefaultPolicy: an idle window wakes 4 times a second instead of 60, a
+// hidden one twice; a tray click is served within a quarter of a second,
+// half a second while the window is hidden.
 var DefaultPolicy = Policy{
 	Hold:         250 * time.Millisecond,
-	AfterTimeout: 5 * time.Millisecond,
+	HoldHidden:   500 * time.Millisecond,
+	AfterTimeout: 0,
 	AfterWork:    50 * time.Millisecond,
 	AfterInput:   time.Second,
 	AfterBusy:    250 * time.Millisecond,
@@ -112,12 +118,10 @@ func (p Policy) After(e End) time.Duration {
 }
 
 // Waiter blocks the UI goroutine during a hold. Wait returns Input when
-// the display has events, Work when Wake was called since the last Wait
-// returned Work (a Wake before a Wait is not lost), Timeout after timeout.
-// Wake may be called from any goroutine.
+// the display has events (sent during the hold, or not read yet), Work
+// when wake delivers, Timeout after timeout.
 type Waiter interface {
-	Wait(timeout time.Duration) End
-	Wake()
+	Wait(timeout time.Duration, wake <-chan struct{}) End
 }
 
 // Options are a Governor's collaborators.
@@ -128,6 +132,9 @@ type Options struct {
 	// Busy says, on the UI goroutine, that the window animates and must
 	// not be held. Nil: never.
 	Busy func() bool
+	// Hidden says, on the UI goroutine, that the window is hidden (holds
+	// last up to Policy.HoldHidden). Nil: never.
+	Hidden func() bool
 	// Do queues a call on the UI goroutine; nil: fyne.Do.
 	Do func(func())
 	// After is time.After; tests give a fake clock's.
@@ -146,6 +153,9 @@ type Governor struct {
 	once    sync.Once
 	done    chan struct{}
 	ends    [Stopped + 1]atomic.Uint64 // holds by how they ended
+	// queued counts the Wakes; wake tells a hold of one.
+	queued atomic.Uint64
+	wake   chan struct{}
 }
 
 // Run starts holding the loop as o says, until Stop. The loop must be
@@ -157,10 +167,14 @@ func Run(o Options) *Governor {
 	if o.After == nil {
 		o.After = time.After
 	}
+	never := func() bool { return false }
 	if o.Busy == nil {
-		o.Busy = func() bool { return false }
+		o.Busy = never
 	}
-	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{})}
+	if o.Hidden == nil {
+		o.Hidden = never
+	}
+	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	go g.run()
 	return g
 }
@@ -169,7 +183,8 @@ func (g *Governor) run() {
 	defer close(g.done)
 	for {
 		ended := make(chan End, 1)
-		g.o.Do(func() { ended <- g.hold() })
+		mark := g.queued.Load()
+		g.o.Do(func() { ended <- g.hold(mark) })
 		var e End
 		select {
 		case e = <-ended:
@@ -183,34 +198,55 @@ func (g *Governor) run() {
 		if e == Stopped {
 			return
 		}
-		select {
-		case <-g.o.After(g.o.Policy.After(e)):
-		case <-g.stop:
-			return
+		if d := g.o.Policy.After(e); d > 0 {
+			select {
+			case <-g.o.After(d):
+			case <-g.stop:
+				return
+			}
 		}
 	}
 }
 
-// hold runs on the UI goroutine.
-func (g *Governor) hold() End {
+// hold runs on the UI goroutine; mark is queued when it was queued.
+func (g *Governor) hold(mark uint64) End {
+	// Fyne's queue is first in, first out: work queued before this hold
+	// ran before it, and its wake-up is stale. Work queued since must
+	// run now.
+	select {
+	case <-g.wake:
+	default:
+	}
 	switch {
 	case g.stopped.Load():
 		return Stopped
+	case g.queued.Load() != mark:
+		return Work
 	case g.o.Busy():
 		return Busy
 	}
-	e := g.o.Waiter.Wait(g.o.Policy.Hold)
+	hold := g.o.Policy.Hold
+	if g.o.Hidden() {
+		hold = g.o.Policy.HoldHidden
+	}
+	e := g.o.Waiter.Wait(hold, g.wake)
 	if g.stopped.Load() {
 		return Stopped
 	}
 	return e
 }
 
-// Wake ends a hold in progress (or the next one, at once): the app queued
-// work for the window.
+// Wake ends a hold in progress, or the next one at once when it was
+// queued before the Wake: the app queued work for the window (call it
+// after queueing the work).
 func (g *Governor) Wake() {
-	if g != nil {
-		g.o.Waiter.Wake()
+	if g == nil {
+		return
+	}
+	g.queued.Add(1)
+	select {
+	case g.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -223,7 +259,7 @@ func (g *Governor) Stop() {
 	}
 	g.once.Do(func() {
 		g.stopped.Store(true)
-		g.o.Waiter.Wake()
+		g.Wake()
 		close(g.stop)
 	})
 	<-g.done

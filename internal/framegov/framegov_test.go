@@ -10,27 +10,19 @@ import (
 type fakeWaiter struct {
 	holds chan time.Duration // each Wait's timeout, as it begins
 	ends  chan End
-	woke  chan struct{}
 }
 
 func newFakeWaiter() *fakeWaiter {
-	return &fakeWaiter{holds: make(chan time.Duration, 8), ends: make(chan End), woke: make(chan struct{}, 1)}
+	return &fakeWaiter{holds: make(chan time.Duration, 8), ends: make(chan End)}
 }
 
-func (w *fakeWaiter) Wait(timeout time.Duration) End {
+func (w *fakeWaiter) Wait(timeout time.Duration, wake <-chan struct{}) End {
 	w.holds <- timeout
 	select {
 	case e := <-w.ends:
 		return e
-	case <-w.woke:
+	case <-wake:
 		return Work
-	}
-}
-
-func (w *fakeWaiter) Wake() {
-	select {
-	case w.woke <- struct{}{}:
-	default:
 	}
 }
 
@@ -43,6 +35,7 @@ type rig struct {
 	fire   chan time.Time     // the clock's answer to the last spell
 	held   chan End
 	busy   atomic.Bool
+	hidden atomic.Bool
 }
 
 func newRig(t *testing.T) *rig {
@@ -53,6 +46,7 @@ func newRig(t *testing.T) *rig {
 		Policy: DefaultPolicy,
 		Waiter: r.w,
 		Busy:   r.busy.Load,
+		Hidden: r.hidden.Load,
 		Do:     func(f func()) { r.posted <- f },
 		After: func(d time.Duration) <-chan time.Time {
 			r.spells <- d
@@ -79,16 +73,27 @@ func TestAnIdleWindowIsHeldAgainAndAgain(t *testing.T) {
 		if e := <-r.held; e != Timeout {
 			t.Fatalf("hold ended with %v", e)
 		}
-		// One of Fyne's frames runs before the next hold.
-		if d := <-r.spells; d != DefaultPolicy.AfterTimeout {
-			t.Fatalf("after a timeout the loop runs free for %v, want %v", d, DefaultPolicy.AfterTimeout)
-		}
+		// The next hold is queued at once, behind the frame that fell due.
 		select {
-		case <-r.posted:
-			t.Fatal("the next hold was queued before the spell ended")
+		case d := <-r.spells:
+			t.Fatalf("after a timeout the loop runs free for %v", d)
 		default:
 		}
-		r.fire <- time.Time{}
+	}
+}
+
+func TestAHiddenWindowIsHeldLonger(t *testing.T) {
+	r := newRig(t)
+	r.hidden.Store(true)
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.HoldHidden {
+		t.Fatalf("a hidden window's hold: %v, want %v", d, DefaultPolicy.HoldHidden)
+	}
+	r.w.ends <- Timeout
+	r.hidden.Store(false) // shown again (from the tray)
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.Hold {
+		t.Fatalf("a shown window's hold: %v, want %v", d, DefaultPolicy.Hold)
 	}
 }
 
@@ -157,13 +162,22 @@ func TestStopEndsAHoldInProgressAndHoldsNoMore(t *testing.T) {
 		t.Fatalf("a hold was queued after Stop (%p)", f)
 	default:
 	}
-	// A call queued before Stop that the UI goroutine runs late does not
-	// hold it.
-	ended := make(chan End, 1)
-	r.g.o.Do = func(f func()) { f() }
-	r.g.o.Do(func() { ended <- r.g.hold() })
-	if e := <-ended; e != Stopped {
-		t.Fatalf("a hold after Stop: %v", e)
+}
+
+func TestAHoldQueuedBeforeStopDoesNotHoldAfterIt(t *testing.T) {
+	r := newRig(t)
+	f := <-r.posted // queued, and the UI goroutine is slow to get to it
+	r.g.Stop()
+	held := make(chan struct{})
+	go func() {
+		f()
+		close(held)
+	}()
+	<-held // returned without waiting
+	select {
+	case d := <-r.w.holds:
+		t.Fatalf("the loop was held for up to %v after Stop", d)
+	default:
 	}
 }
 
@@ -174,4 +188,35 @@ func TestANilGovernorDoesNothing(t *testing.T) {
 	Install(nil)
 	Wake()
 	Release()
+}
+
+func TestWorkQueuedBehindAHoldEndsItAtOnce(t *testing.T) {
+	r := newRig(t)
+	f := <-r.posted // the hold is queued
+	r.g.Wake()      // then work, behind it
+	go f()
+	if e := <-r.held; e != Work {
+		t.Fatalf("a hold with work queued behind it ended with %v, want work", e)
+	}
+	select {
+	case d := <-r.w.holds:
+		t.Fatalf("the loop was held for up to %v with work waiting", d)
+	default:
+	}
+}
+
+func TestWorkThatRanBeforeAHoldDoesNotEndIt(t *testing.T) {
+	r := newRig(t)
+	r.runOnUI()
+	<-r.w.holds
+	r.w.ends <- Input
+	<-r.spells
+	// Work queued during the full-rate spell runs in it, before the next
+	// hold is queued: the next hold lasts.
+	r.g.Wake()
+	r.fire <- time.Time{}
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.Hold {
+		t.Fatalf("hold of %v, want %v", d, DefaultPolicy.Hold)
+	}
 }

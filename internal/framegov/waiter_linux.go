@@ -21,7 +21,6 @@ type pollerWaiter struct {
 	display int      // the connection's fd, not owned: for a non-blocking check
 	dup     *os.File // a duplicate of it in the poller, owned
 	input   chan struct{}
-	wake    chan struct{}
 }
 
 // newPollerWaiter watches display, the fd of the connection to the
@@ -45,7 +44,7 @@ func newPollerWaiter(display int) (*pollerWaiter, error) {
 		f.Close()
 		return nil, fmt.Errorf("framegov: the display fd: %w", err)
 	}
-	w := &pollerWaiter{display: display, dup: f, input: make(chan struct{}, 1), wake: make(chan struct{}, 1)}
+	w := &pollerWaiter{display: display, dup: f, input: make(chan struct{}, 1)}
 	go func() {
 		// Never done: each time the poller sees the connection readable
 		// (new data since the last time), tell a hold and wait again,
@@ -66,7 +65,7 @@ func newPollerWaiter(display int) (*pollerWaiter, error) {
 	return w, nil
 }
 
-func (w *pollerWaiter) Wait(timeout time.Duration) End {
+func (w *pollerWaiter) Wait(timeout time.Duration, wake <-chan struct{}) End {
 	// What the display sent before this hold, the toolkit read during the
 	// frames since the last one.
 	select {
@@ -81,7 +80,7 @@ func (w *pollerWaiter) Wait(timeout time.Duration) End {
 	select {
 	case <-w.input:
 		return Input
-	case <-w.wake:
+	case <-wake:
 		return Work
 	case <-t.C:
 		return Timeout
@@ -97,13 +96,6 @@ func (w *pollerWaiter) pending() bool {
 			continue
 		}
 		return err != nil || n > 0
-	}
-}
-
-func (w *pollerWaiter) Wake() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
 	}
 }
 

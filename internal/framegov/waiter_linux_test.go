@@ -47,42 +47,30 @@ const long = time.Minute
 func TestHoldEndsWhenTheDisplaySendsEvents(t *testing.T) {
 	fw, display := pipeWaiter(t)
 	done := make(chan End, 1)
-	go func() { done <- fw.Wait(long) }()
+	go func() { done <- fw.Wait(long, nil) }()
 	display.send(t)
 	if e := <-done; e != Input {
 		t.Fatalf("a hold during which the display sent events ended with %v, want input", e)
 	}
 	// Events the toolkit has not read yet end the next hold at once.
-	if e := fw.Wait(long); e != Input {
+	if e := fw.Wait(long, nil); e != Input {
 		t.Fatalf("a hold with unread events ended with %v, want input", e)
 	}
 	// Once it read them, what was sent before does not end a hold.
 	display.take(t)
-	if e := fw.Wait(time.Millisecond); e != Timeout {
+	if e := fw.Wait(time.Millisecond, nil); e != Timeout {
 		t.Fatalf("a hold after the events were read ended with %v, want timeout", e)
 	}
 }
 
 func TestHoldEndsWhenTheAppHasWork(t *testing.T) {
 	fw, _ := pipeWaiter(t)
+	wake := make(chan struct{})
 	done := make(chan End, 1)
-	go func() { done <- fw.Wait(long) }()
-	fw.Wake()
+	go func() { done <- fw.Wait(long, wake) }()
+	wake <- struct{}{}
 	if e := <-done; e != Work {
 		t.Fatalf("a woken hold ended with %v, want work", e)
-	}
-}
-
-func TestWorkQueuedBetweenHoldsEndsTheNextOneAtOnce(t *testing.T) {
-	fw, _ := pipeWaiter(t)
-	fw.Wake()
-	fw.Wake() // two pieces of work, one wake-up is enough
-	if e := fw.Wait(long); e != Work {
-		t.Fatalf("a hold after a wake ended with %v, want work at once", e)
-	}
-	// The wake was used up: the next hold lasts its time.
-	if e := fw.Wait(time.Millisecond); e != Timeout {
-		t.Fatalf("the hold after that ended with %v, want timeout", e)
 	}
 }
 
