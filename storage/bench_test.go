@@ -234,3 +234,27 @@ func BenchmarkPutTracks100k(b *testing.B) {
 		_ = s.Close()
 	}
 }
+
+// BenchmarkTracks100k reads a 100,000-track catalog whole, as the window
+// does when a scan ends.
+func BenchmarkTracks100k(b *testing.B) {
+	const n, batch = 100_000, 256
+	ts := benchCatalog(n)
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < n; i += batch {
+		if err := s.PutTracks(ts[i:min(n, i+batch)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		got, err := s.Tracks()
+		if err != nil || len(got) != n {
+			b.Fatalf("read %d tracks: %v", len(got), err)
+		}
+	}
+}

@@ -512,7 +512,18 @@ func (s *Store) EachTrack(offset, limit int, fn func(library.Track) error) error
 // Tracks returns the whole catalog sorted by album artist (or first
 // artist), album, disc, track number, title, case-insensitively.
 func (s *Store) Tracks() ([]library.Track, error) {
-	return s.queryTracks(`SELECT ` + trackColumns + ` FROM tracks AS t ORDER BY ` + trackOrder)
+	// Sized at once: growing a slice of 100,000 tracks by appends copied
+	// it over and over, a sixth of the read.
+	n, err := s.TrackCount()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]library.Track, 0, n+n/64)
+	err = s.eachTrack(func(t library.Track) error {
+		out = append(out, t)
+		return nil
+	}, `SELECT `+trackColumns+` FROM tracks AS t ORDER BY `+trackOrder)
+	return out, err
 }
 
 // TrackCount is the number of tracks in the catalog.
