@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -139,5 +140,53 @@ func TestCatalogKeepsOneCompactCopy(t *testing.T) {
 	// A playlist entry this device has no file for is in no catalog.
 	if tr := u.trackFor("b3:9", "Gone", nil, "", 0); tr.pos != -1 {
 		t.Errorf("an entry of no catalog has place %d", tr.pos)
+	}
+}
+
+// TestCatalogPacksItsOwnText guards how the window keeps a large catalog
+// in few allocations: each track's content id and title are copies in one
+// block, in catalog order, not the strings of the database read (whose
+// garbage the catalog's strings would otherwise pin, page by page), and
+// every track's artists are in one shared list; the values are the
+// track's own.
+func TestCatalogPacksItsOwnText(t *testing.T) {
+	ts := accentedTracks()
+	ts = append(ts, library.Track{ContentID: "b3:5", Path: "/m/5.flac", Format: "flac", Title: "Duet",
+		Artists: []string{"Sigur Rós", "Søren"}, Album: "Together"})
+	byID := map[string]library.Track{}
+	size := 0
+	for _, tr := range ts {
+		byID[tr.ContentID] = tr
+		size += len(tr.ContentID) + len(tr.Title)
+	}
+	c := buildCatalog(ts)
+	lo, hi := uintptr(0), uintptr(0)
+	var names []*string
+	for _, tr := range c.tracks {
+		want := byID[tr.ContentID]
+		if tr.Title != want.Title || !slices.Equal(tr.Artists, want.Artists) {
+			t.Fatalf("track %s: %q by %q, want %q by %q", tr.ContentID, tr.Title, tr.Artists, want.Title, want.Artists)
+		}
+		for _, s := range []string{tr.ContentID, tr.Title} {
+			p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			if p == uintptr(unsafe.Pointer(unsafe.StringData(want.ContentID))) || p == uintptr(unsafe.Pointer(unsafe.StringData(want.Title))) {
+				t.Fatalf("track %s keeps the read's string %q", tr.ContentID, s)
+			}
+			if lo == 0 || p < lo {
+				lo = p
+			}
+			hi = max(hi, p+uintptr(len(s)))
+		}
+		for i := range tr.Artists {
+			names = append(names, &tr.Artists[i])
+		}
+	}
+	if hi-lo != uintptr(size) {
+		t.Errorf("the catalog's ids and titles span %d bytes, want one block of %d", hi-lo, size)
+	}
+	for i := 1; i < len(names); i++ {
+		if uintptr(unsafe.Pointer(names[i]))-uintptr(unsafe.Pointer(names[i-1])) != unsafe.Sizeof("") {
+			t.Fatalf("the artists of the catalog's tracks are not one list (%d)", i)
+		}
 	}
 }
