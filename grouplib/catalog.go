@@ -14,6 +14,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 )
 
 // A catalog is what one device holds, as a set of items. Its origin
@@ -54,7 +55,7 @@ type Catalog struct {
 	items map[string]*Item
 	// lean holds the items instead of items in a lean catalog: each
 	// one's version and content hash, not its entry (see Lean).
-	lean map[string]leanItem
+	lean map[idKey]leanItem
 	gone map[string]uint64 // tombstones: content id → version removed
 	// digest caches Digest; zero when stale.
 	digest Hash
@@ -73,8 +74,24 @@ type leanItem struct {
 	content Hash
 }
 
+// idKey is a content id as a lean catalog keeps it: the 32 bytes its hex
+// digits spell, in the map itself rather than 100,000 strings of 71
+// characters each apart from it. Only valid content ids (ValidContentID)
+// have one.
+type idKey [32]byte
+
+func keyOf(id string) (k idKey, ok bool) {
+	if !ValidContentID(id) {
+		return k, false
+	}
+	_, err := hex.Decode(k[:], []byte(id[len(library.ContentIDPrefix):]))
+	return k, err == nil
+}
+
+func (k idKey) String() string { return library.ContentIDPrefix + hex.EncodeToString(k[:]) }
+
 // Lean returns a lean copy of c: it keeps of each item its content id,
-// version and content hash, not its entry (about 150 bytes an item
+// version and content hash, not its entry (about 90 bytes an item
 // instead of 450). It is how a device keeps its own catalog: the entries
 // are its library's tracks, which the window and the index already hold,
 // and the Store keeps them for the peers that ask (Library serves a lean
@@ -84,9 +101,11 @@ type leanItem struct {
 func (c *Catalog) Lean() *Catalog {
 	d := *c
 	d.items = nil
-	d.lean = make(map[string]leanItem, c.Len())
+	d.lean = make(map[idKey]leanItem, c.Len())
 	for id, it := range c.items {
-		d.lean[id] = leanItem{ver: it.Ver, content: it.content}
+		if k, ok := keyOf(id); ok {
+			d.lean[k] = leanItem{ver: it.Ver, content: it.content}
+		}
 	}
 	maps.Copy(d.lean, c.lean)
 	d.gone = maps.Clone(c.gone)
@@ -99,8 +118,9 @@ func (c *Catalog) IsLean() bool { return c.lean != nil }
 // held returns the version and content hash of the item of id.
 func (c *Catalog) held(id string) (ver uint64, content Hash, ok bool) {
 	if c.lean != nil {
-		li, ok := c.lean[id]
-		return li.ver, li.content, ok
+		k, ok := keyOf(id)
+		li, held := c.lean[k]
+		return li.ver, li.content, ok && held
 	}
 	it, ok := c.items[id]
 	if !ok {
@@ -112,7 +132,13 @@ func (c *Catalog) held(id string) (ver uint64, content Hash, ok bool) {
 // ids returns the content ids of the items, sorted.
 func (c *Catalog) ids() []string {
 	if c.lean != nil {
-		return slices.Sorted(maps.Keys(c.lean))
+		// The hex digits of a content id are lower case: its order is its key's.
+		keys := slices.SortedFunc(maps.Keys(c.lean), func(a, b idKey) int { return bytes.Compare(a[:], b[:]) })
+		ids := make([]string, len(keys))
+		for i, k := range keys {
+			ids[i] = k.String()
+		}
+		return ids
 	}
 	return slices.Sorted(maps.Keys(c.items))
 }
@@ -121,7 +147,8 @@ func (c *Catalog) ids() []string {
 // content id and version only.
 func (c *Catalog) item(id string) *Item {
 	if c.lean != nil {
-		return &Item{Entry: Entry{ContentID: id}, Ver: c.lean[id].ver, content: c.lean[id].content}
+		ver, content, _ := c.held(id)
+		return &Item{Entry: Entry{ContentID: id}, Ver: ver, content: content}
 	}
 	return c.items[id]
 }
@@ -350,7 +377,9 @@ func (c *Catalog) apply(d Delta) {
 	}
 	for _, it := range d.Items {
 		if c.lean != nil {
-			c.lean[it.ContentID] = leanItem{ver: it.Ver, content: it.content}
+			if k, ok := keyOf(it.ContentID); ok { // checked before
+				c.lean[k] = leanItem{ver: it.Ver, content: it.content}
+			}
 		} else {
 			c.items[it.ContentID] = it
 		}
@@ -358,7 +387,9 @@ func (c *Catalog) apply(d Delta) {
 	}
 	for _, g := range d.Gone {
 		delete(c.items, g.ContentID)
-		delete(c.lean, g.ContentID)
+		if k, ok := keyOf(g.ContentID); ok {
+			delete(c.lean, k)
+		}
 		c.gone[g.ContentID] = g.Ver
 	}
 	c.Version = d.Version
