@@ -170,11 +170,20 @@ func buildCatalog(ts []library.Track) *catalog {
 	hay.Grow(n * 48)
 	c.rank.title, c.rank.artist, c.rank.album = make([]int32, n), make([]int32, n), make([]int32, n)
 	c.rank.albumArtist, c.rank.genre = make([]int32, n), make([]int32, n)
-	text, artistLists := packText(ts, order)
+	// Each track's own content id, title and list of artists are copied
+	// into blocks in catalog order (album, artist, genre and cover names
+	// are shared between the tracks that have them). The window keeps its
+	// catalog for as long as it is open and the tracks read from the
+	// database are garbage at once: read into 300,000 small objects, the
+	// catalog's strings were scattered among the read's garbage, whose
+	// pages the Go heap could then give back to the system only where
+	// none of them stayed (150 MB of heap for 105 MB of objects at 100,000
+	// tracks).
+	var pack packer
 	for i, o := range order {
 		c.rows[i] = newTrack(&ts[o])
 		t := &c.rows[i]
-		t.ContentID, t.Title, t.Artists = text.next(), text.next(), artistLists[i]
+		t.ContentID, t.Title, t.Artists = pack.text(t.ContentID), pack.text(t.Title), pack.list(t.Artists)
 		t.pos = int32(i)
 		c.tracks[i] = t
 		hay.WriteString(library.SearchText(ts[o]))
@@ -193,59 +202,39 @@ func buildCatalog(ts []library.Track) *catalog {
 	return c
 }
 
-// packedText is the content ids and titles of a catalog's tracks end to
-// end in one string, taken in order by next.
-type packedText struct {
-	all  string
-	ends []uint32
-	i    int
+// packBlock is the size of the blocks packText copies into: large
+// enough to be the Go heap's pages of their own (freed whole), small
+// enough that a string kept from an older catalog (a cache's key, a
+// label's text) keeps little of it.
+const packBlock = 64 << 10
+
+// packer copies strings and lists of strings end to end into blocks of
+// packBlock bytes.
+type packer struct {
+	b     strings.Builder
+	names []string
 }
 
-func (p *packedText) next() string {
-	start := uint32(0)
-	if p.i > 0 {
-		start = p.ends[p.i-1]
+func (p *packer) text(s string) string {
+	if p.b.Cap()-p.b.Len() < len(s) {
+		p.b.Reset()
+		p.b.Grow(max(packBlock, len(s)))
 	}
-	s := p.all[start:p.ends[p.i]]
-	p.i++
-	return s
+	start := p.b.Len()
+	p.b.WriteString(s) // within the capacity: what was written stays in place
+	return p.b.String()[start:]
 }
 
-// packText copies what each track of ts has of its own (its content id,
-// title and list of artists; album, artist, genre and cover names are
-// shared between the tracks that have them) into two allocations, in
-// the catalog's order (the indexes in ts). The window keeps its catalog for as long as it is
-// open, the tracks read from the database are garbage at once: read
-// into 300,000 small objects, the catalog's strings were scattered among
-// the read's garbage, whose memory the Go heap could then hand back to
-// the system only where none of them stayed (the window held 150 MB of
-// heap for 105 MB of objects at 100,000 tracks). The artists' names are
-// the database read's, shared.
-func packText(ts []library.Track, order []int32) (*packedText, [][]string) {
-	size, nArtists := 0, 0
-	for i := range ts {
-		size += len(ts[i].ContentID) + len(ts[i].Title)
-		nArtists += len(ts[i].Artists)
+func (p *packer) list(ss []string) []string {
+	if len(ss) == 0 {
+		return nil
 	}
-	var b strings.Builder
-	b.Grow(size)
-	p := &packedText{ends: make([]uint32, 0, 2*len(ts))}
-	names := make([]string, 0, nArtists)
-	artists := make([][]string, len(ts))
-	for i, o := range order {
-		t := &ts[o]
-		b.WriteString(t.ContentID)
-		p.ends = append(p.ends, uint32(b.Len()))
-		b.WriteString(t.Title)
-		p.ends = append(p.ends, uint32(b.Len()))
-		if len(t.Artists) > 0 {
-			start := len(names)
-			names = append(names, t.Artists...)
-			artists[i] = names[start:len(names):len(names)]
-		}
+	if cap(p.names)-len(p.names) < len(ss) {
+		p.names = make([]string, 0, max(packBlock/16, len(ss))) // a string is 16 bytes
 	}
-	p.all = b.String()
-	return p, artists
+	start := len(p.names)
+	p.names = append(p.names, ss...)
+	return p.names[start:len(p.names):len(p.names)]
 }
 
 // group makes the albums and artists, in library order.

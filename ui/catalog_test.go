@@ -144,11 +144,11 @@ func TestCatalogKeepsOneCompactCopy(t *testing.T) {
 }
 
 // TestCatalogPacksItsOwnText guards how the window keeps a large catalog
-// in few allocations: each track's content id and title are copies in one
-// block, in catalog order, not the strings of the database read (whose
-// garbage the catalog's strings would otherwise pin, page by page), and
-// every track's artists are in one shared list; the values are the
-// track's own.
+// in few allocations: each track's content id and title are copies end to
+// end in blocks (one for a small catalog), in catalog order, not the
+// strings of the database read (whose garbage the catalog's strings would
+// otherwise pin, page by page), and the tracks' artists are in shared
+// lists; the values are the track's own.
 func TestCatalogPacksItsOwnText(t *testing.T) {
 	ts := accentedTracks()
 	ts = append(ts, library.Track{ContentID: "b3:5", Path: "/m/5.flac", Format: "flac", Title: "Duet",
