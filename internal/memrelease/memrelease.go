@@ -15,6 +15,7 @@ package memrelease
 
 import (
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -150,4 +151,12 @@ func (w *Watcher) Stop() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+}
+
+// Release gives back to the system what the process holds and no longer
+// uses: the Go heap's spare room (debug.FreeOSMemory) and the C heap's
+// free memory (TrimC).
+func Release() {
+	debug.FreeOSMemory()
+	TrimC()
 }
