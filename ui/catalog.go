@@ -311,6 +311,48 @@ func (c *catalog) group() {
 		sorted[i] = c.artists[j]
 	}
 	c.artists = sorted
+	c.packGroups()
+}
+
+// packGroups moves the albums and artists, their ids and their lists of
+// tracks, into a few large allocations: made one by one while grouping,
+// tens of thousands of small objects that the window keeps took the free
+// room of as many pages of the Go heap, among the garbage of the reads
+// and builds before (see packer).
+func (c *catalog) packGroups() {
+	albums := make([]albumEntry, len(c.albums))
+	artists := make([]artistEntry, len(c.artists))
+	n := 0
+	for _, a := range c.albums {
+		n += len(a.tracks)
+	}
+	for _, a := range c.artists {
+		n += len(a.tracks)
+	}
+	lists := make([]*track, 0, n)
+	list := func(ts []*track) []*track {
+		start := len(lists)
+		lists = append(lists, ts...)
+		return lists[start:len(lists):len(lists)]
+	}
+	var pack packer
+	for i, a := range c.albums {
+		albums[i] = *a
+		b := &albums[i]
+		b.tracks = list(a.tracks)
+		if b.coverID == b.id {
+			b.id = pack.text(b.id)
+			b.coverID = b.id
+		} else {
+			b.id = pack.text(b.id)
+		}
+		c.albums[i] = b
+	}
+	for i, a := range c.artists {
+		artists[i] = *a
+		artists[i].tracks = list(a.tracks)
+		c.artists[i] = &artists[i]
+	}
 }
 
 // Orders of the album grid.

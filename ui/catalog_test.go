@@ -189,4 +189,23 @@ func TestCatalogPacksItsOwnText(t *testing.T) {
 			t.Fatalf("the artists of the catalog's tracks are not one list (%d)", i)
 		}
 	}
+	// The albums and their lists of tracks: one array each, in order,
+	// holding every track once.
+	seen := 0
+	for i, a := range c.albums {
+		seen += len(a.tracks)
+		if i == 0 {
+			continue
+		}
+		prev := c.albums[i-1]
+		if uintptr(unsafe.Pointer(a))-uintptr(unsafe.Pointer(prev)) != unsafe.Sizeof(*a) {
+			t.Fatalf("album %d (%s) is not beside the one before it", i, a.title)
+		}
+		if uintptr(unsafe.Pointer(&a.tracks[0]))-uintptr(unsafe.Pointer(&prev.tracks[len(prev.tracks)-1])) != unsafe.Sizeof(a.tracks[0]) {
+			t.Fatalf("the tracks of album %d (%s) do not follow those of the one before it", i, a.title)
+		}
+	}
+	if seen != len(ts) {
+		t.Fatalf("the albums list %d tracks, want %d", seen, len(ts))
+	}
 }
