@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -15,7 +16,6 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
-	"github.com/furudesk/furudesk/internal/memrelease"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -635,7 +635,7 @@ func (u *UI) loadLibrary() {
 			} else if u.loads == 0 && !u.st.Scan.Running {
 				// Reading a large catalog made garbage several times its
 				// size; the Go runtime would keep that memory for a while.
-				u.spawn(memrelease.Release)
+				u.spawn(debug.FreeOSMemory)
 			}
 		})
 	})

@@ -15,7 +15,6 @@ package memrelease
 
 import (
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -151,12 +150,4 @@ func (w *Watcher) Stop() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-}
-
-// Release gives back to the system what the process holds and no longer
-// uses: the Go heap's spare room (debug.FreeOSMemory) and the C heap's
-// free memory (TrimC).
-func Release() {
-	debug.FreeOSMemory()
-	TrimC()
 }
