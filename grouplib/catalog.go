@@ -14,6 +14,7 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/library"
 )
 
 // A catalog is what one device holds, as a set of items. Its origin
@@ -52,7 +53,10 @@ type Catalog struct {
 	// it are forgotten.
 	Floor uint64
 	items map[string]*Item
-	gone  map[string]uint64 // tombstones: content id → version removed
+	// lean holds the items instead of items in a lean catalog: each
+	// one's version and content hash, not its entry (see Lean).
+	lean map[idKey]leanItem
+	gone map[string]uint64 // tombstones: content id → version removed
 	// digest caches Digest; zero when stale.
 	digest Hash
 	fresh  bool
@@ -61,6 +65,92 @@ type Catalog struct {
 // NewCatalog returns the empty catalog of origin at version 0.
 func NewCatalog(origin engine.DeviceID) *Catalog {
 	return &Catalog{Origin: origin, items: map[string]*Item{}, gone: map[string]uint64{}}
+}
+
+// leanItem is an item of a lean catalog: what Publish compares and the
+// digest covers, without the entry.
+type leanItem struct {
+	ver     uint64
+	content Hash
+}
+
+// idKey is a content id as a lean catalog keeps it: the 32 bytes its hex
+// digits spell, in the map itself rather than 100,000 strings of 71
+// characters each apart from it. Only valid content ids (ValidContentID)
+// have one.
+type idKey [32]byte
+
+func keyOf(id string) (k idKey, ok bool) {
+	if !ValidContentID(id) {
+		return k, false
+	}
+	_, err := hex.Decode(k[:], []byte(id[len(library.ContentIDPrefix):]))
+	return k, err == nil
+}
+
+func (k idKey) String() string { return library.ContentIDPrefix + hex.EncodeToString(k[:]) }
+
+// Lean returns a lean copy of c: it keeps of each item its content id,
+// version and content hash, not its entry (about 90 bytes an item
+// instead of 450). It is how a device keeps its own catalog: the entries
+// are its library's tracks, which the window and the index already hold,
+// and the Store keeps them for the peers that ask (Library serves a lean
+// catalog's deltas from it). A lean catalog publishes, compares and
+// digests as any other; Since lists its items without their entries
+// (Items of content id and version only) and Get and Each see none.
+func (c *Catalog) Lean() *Catalog {
+	d := *c
+	d.items = nil
+	d.lean = make(map[idKey]leanItem, c.Len())
+	for id, it := range c.items {
+		if k, ok := keyOf(id); ok {
+			d.lean[k] = leanItem{ver: it.Ver, content: it.content}
+		}
+	}
+	maps.Copy(d.lean, c.lean)
+	d.gone = maps.Clone(c.gone)
+	return &d
+}
+
+// IsLean reports a catalog made by Lean.
+func (c *Catalog) IsLean() bool { return c.lean != nil }
+
+// held returns the version and content hash of the item of id.
+func (c *Catalog) held(id string) (ver uint64, content Hash, ok bool) {
+	if c.lean != nil {
+		k, ok := keyOf(id)
+		li, held := c.lean[k]
+		return li.ver, li.content, ok && held
+	}
+	it, ok := c.items[id]
+	if !ok {
+		return 0, Hash{}, false
+	}
+	return it.Ver, it.content, true
+}
+
+// ids returns the content ids of the items, sorted.
+func (c *Catalog) ids() []string {
+	if c.lean != nil {
+		// The hex digits of a content id are lower case: its order is its key's.
+		keys := slices.SortedFunc(maps.Keys(c.lean), func(a, b idKey) int { return bytes.Compare(a[:], b[:]) })
+		ids := make([]string, len(keys))
+		for i, k := range keys {
+			ids[i] = k.String()
+		}
+		return ids
+	}
+	return slices.Sorted(maps.Keys(c.items))
+}
+
+// item is the item of id, or for a lean catalog a stand-in of its
+// content id and version only.
+func (c *Catalog) item(id string) *Item {
+	if c.lean != nil {
+		ver, content, _ := c.held(id)
+		return &Item{Entry: Entry{ContentID: id}, Ver: ver, content: content}
+	}
+	return c.items[id]
 }
 
 // Tombstone records the removal of a content id at a version.
@@ -81,7 +171,7 @@ type Head struct {
 const KindHead = "catalog_head"
 
 // Len is the number of items.
-func (c *Catalog) Len() int { return len(c.items) }
+func (c *Catalog) Len() int { return len(c.items) + len(c.lean) }
 
 // Get returns the item of a content id.
 func (c *Catalog) Get(id string) (*Item, bool) {
@@ -101,6 +191,7 @@ func (c *Catalog) Each(f func(*Item)) {
 func (c *Catalog) Clone() *Catalog {
 	d := *c
 	d.items = maps.Clone(c.items)
+	d.lean = maps.Clone(c.lean)
 	d.gone = maps.Clone(c.gone)
 	return &d
 }
@@ -111,9 +202,12 @@ func (c *Catalog) Digest() Hash {
 	if c.fresh {
 		return c.digest
 	}
-	hs := make([]Hash, 0, len(c.items))
+	hs := make([]Hash, 0, c.Len())
 	for _, it := range c.items {
 		hs = append(hs, it.hash)
+	}
+	for _, li := range c.lean {
+		hs = append(hs, itemHash(li.content, li.ver))
 	}
 	slices.SortFunc(hs, func(a, b Hash) int { return bytes.Compare(a[:], b[:]) })
 	h := blake3.New(32, nil)
@@ -130,12 +224,12 @@ func (c *Catalog) Digest() Hash {
 // Head is the catalog's head.
 func (c *Catalog) Head() Head {
 	d := c.Digest()
-	return Head{Version: c.Version, Count: len(c.items), Digest: hex.EncodeToString(d[:])}
+	return Head{Version: c.Version, Count: c.Len(), Digest: hex.EncodeToString(d[:])}
 }
 
 // Matches reports whether c is what head describes.
 func (c *Catalog) Matches(h Head) bool {
-	return c.Version == h.Version && len(c.items) == h.Count && c.Head().Digest == h.Digest
+	return c.Version == h.Version && c.Len() == h.Count && c.Head().Digest == h.Digest
 }
 
 // Publish makes entries the catalog's content: the items that are new or
@@ -157,12 +251,12 @@ func (c *Catalog) Publish(entries []Entry) (Delta, error) {
 			return Delta{}, fmt.Errorf("%w: %s listed twice", ErrBadDelta, e.ContentID)
 		}
 		seen[e.ContentID] = true
-		if old, ok := c.items[e.ContentID]; ok && old.content == e.contentHash() {
+		if _, content, ok := c.held(e.ContentID); ok && content == e.contentHash() {
 			continue
 		}
 		d.Items = append(d.Items, newItem(e, next))
 	}
-	for id := range c.items {
+	for _, id := range c.ids() {
 		if !seen[id] {
 			d.Gone = append(d.Gone, Tombstone{ContentID: id, Ver: next})
 		}
@@ -199,14 +293,14 @@ func (c *Catalog) Since(v uint64) Delta {
 	d := Delta{Origin: c.Origin, Since: v, Version: c.Version, Floor: c.Floor}
 	if v == 0 || v < c.Floor || v > c.Version {
 		d.Full, d.Since = true, 0
-		for _, id := range slices.Sorted(maps.Keys(c.items)) {
-			d.Items = append(d.Items, c.items[id])
+		for _, id := range c.ids() {
+			d.Items = append(d.Items, c.item(id))
 		}
 		return d
 	}
-	for _, id := range slices.Sorted(maps.Keys(c.items)) {
-		if it := c.items[id]; it.Ver > v {
-			d.Items = append(d.Items, it)
+	for _, id := range c.ids() {
+		if ver, _, _ := c.held(id); ver > v {
+			d.Items = append(d.Items, c.item(id))
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.gone)) {
@@ -244,7 +338,7 @@ func (c *Catalog) check(d Delta) error {
 		return fmt.Errorf("%w: %d items, %d removals", ErrCatalogTooLarge, len(d.Items), len(d.Gone))
 	}
 	seen := make(map[string]bool, len(d.Items)+len(d.Gone))
-	n := len(c.items)
+	n := c.Len()
 	if d.Full {
 		n = 0
 	}
@@ -256,7 +350,7 @@ func (c *Catalog) check(d Delta) error {
 			return err
 		}
 		seen[it.ContentID] = true
-		if _, held := c.items[it.ContentID]; d.Full || !held {
+		if _, _, held := c.held(it.ContentID); d.Full || !held {
 			n++
 		}
 	}
@@ -265,7 +359,7 @@ func (c *Catalog) check(d Delta) error {
 			return fmt.Errorf("%w: removal dated outside %d..%d or listed twice", ErrBadDelta, d.Since, d.Version)
 		}
 		seen[g.ContentID] = true
-		if _, held := c.items[g.ContentID]; held {
+		if _, _, held := c.held(g.ContentID); held {
 			n--
 		}
 	}
@@ -278,14 +372,24 @@ func (c *Catalog) check(d Delta) error {
 func (c *Catalog) apply(d Delta) {
 	if d.Full {
 		clear(c.items)
+		clear(c.lean)
 		clear(c.gone)
 	}
 	for _, it := range d.Items {
-		c.items[it.ContentID] = it
+		if c.lean != nil {
+			if k, ok := keyOf(it.ContentID); ok { // checked before
+				c.lean[k] = leanItem{ver: it.Ver, content: it.content}
+			}
+		} else {
+			c.items[it.ContentID] = it
+		}
 		delete(c.gone, it.ContentID)
 	}
 	for _, g := range d.Gone {
 		delete(c.items, g.ContentID)
+		if k, ok := keyOf(g.ContentID); ok {
+			delete(c.lean, k)
+		}
 		c.gone[g.ContentID] = g.Ver
 	}
 	c.Version = d.Version

@@ -331,3 +331,53 @@ func TestWholeCatalogRaisesTheFloor(t *testing.T) {
 		t.Fatal("the follower still lists the track the origin removed")
 	}
 }
+
+// A lean catalog (how a device keeps its own) publishes the same versions
+// and digests as a whole one, and its deltas name the same items at the
+// same versions, without their entries.
+func TestLeanCatalogPublishesAsAWholeOne(t *testing.T) {
+	whole, lean := NewCatalog(devA), NewCatalog(devA).Lean()
+	steps := [][]Entry{
+		{entry(1, "One"), entry(2, "Two"), entry(3, "Three")},
+		{entry(1, "One"), entry(2, "Two (remastered)"), entry(3, "Three")},
+		{entry(2, "Two (remastered)"), entry(3, "Three"), entry(4, "Four")},
+		{entry(2, "Two (remastered)"), entry(3, "Three"), entry(4, "Four")},
+	}
+	for i, es := range steps {
+		dw, err := whole.Publish(es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl, err := lean.Publish(es)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dw.Items) != len(dl.Items) || len(dw.Gone) != len(dl.Gone) || dw.Version != dl.Version {
+			t.Fatalf("step %d: whole published %+v, lean %+v", i, dw, dl)
+		}
+		if whole.Head() != lean.Head() || !lean.IsLean() || lean.Len() != whole.Len() {
+			t.Fatalf("step %d: heads %+v and %+v, lean %v, %d and %d items", i, whole.Head(), lean.Head(), lean.IsLean(), whole.Len(), lean.Len())
+		}
+	}
+	if _, ok := lean.Get(cid(2)); ok {
+		t.Fatal("a lean catalog returned an entry it does not keep")
+	}
+	for _, v := range []uint64{0, 1, 2} {
+		dw, dl := whole.Since(v), lean.Since(v)
+		if dw.Full != dl.Full || len(dw.Items) != len(dl.Items) || len(dw.Gone) != len(dl.Gone) {
+			t.Fatalf("since %d: whole %+v, lean %+v", v, dw, dl)
+		}
+		for i := range dw.Items {
+			if dw.Items[i].ContentID != dl.Items[i].ContentID || dw.Items[i].Ver != dl.Items[i].Ver || dl.Items[i].Title != "" {
+				t.Fatalf("since %d: item %d is %+v in the whole catalog, %+v in the lean one", v, i, dw.Items[i], dl.Items[i])
+			}
+		}
+	}
+	// Another device builds the whole catalog from the lean one's delta
+	// with the entries filled in: the origin's head.
+	peer := NewCatalog(devA)
+	mustApply(t, peer, whole.Since(0))
+	if !peer.Matches(lean.Head()) {
+		t.Fatalf("a peer's copy %+v does not match the lean catalog's head %+v", peer.Head(), lean.Head())
+	}
+}

@@ -227,9 +227,15 @@ type Item struct {
 
 func newItem(e Entry, ver uint64) *Item {
 	it := &Item{Entry: e, Ver: ver, content: e.contentHash()}
-	var b [40]byte
-	copy(b[:], it.content[:])
-	binary.BigEndian.PutUint64(b[32:], ver)
-	it.hash = blake3.Sum256(b[:])
+	it.hash = itemHash(it.content, ver)
 	return it
+}
+
+// itemHash is the hash of an item of an entry's content hash at a
+// version: what the catalog digest covers.
+func itemHash(content Hash, ver uint64) Hash {
+	var b [40]byte
+	copy(b[:], content[:])
+	binary.BigEndian.PutUint64(b[32:], ver)
+	return blake3.Sum256(b[:])
 }

@@ -241,13 +241,15 @@ func New(cfg Config) (*Library, error) {
 			l.log.Warn("grouplib: a stored catalog is damaged: fetched again", "device", string(sc.Origin), "err", err)
 			continue
 		}
-		l.catalogs[sc.Origin] = c
-		if sc.Origin != l.self {
+		if sc.Origin == l.self {
+			c = c.Lean()
+		} else {
 			l.union.Follow(nil, c, Delta{})
 		}
+		l.catalogs[sc.Origin] = c
 	}
 	if l.catalogs[l.self] == nil {
-		l.catalogs[l.self] = NewCatalog(l.self)
+		l.catalogs[l.self] = NewCatalog(l.self).Lean()
 	}
 	l.dirty = true // compare the library with the stored catalog once
 	return l, nil

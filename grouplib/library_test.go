@@ -94,14 +94,11 @@ func forgeCatalogs(t *testing.T, p *testPeer, c net.Conn) {
 	if jsonUnmarshal(line, &req) != nil || req.Op != opCatalog {
 		return
 	}
-	p.lib.mu.RLock()
-	cat := p.lib.catalogs[req.Origin]
-	p.lib.mu.RUnlock()
-	if cat == nil {
+	d, held, err := p.lib.catalogDelta(req.Origin, 0, req.Want)
+	if err != nil || !held {
 		_ = writeLine(c, response{Status: statusStale})
 		return
 	}
-	d := cat.Since(0)
 	for i, it := range d.Items {
 		e := it.Entry
 		e.Title = "Forged"
@@ -440,5 +437,43 @@ func TestCatalogsSurviveARestart(t *testing.T) {
 	}
 	if v := a.lib.catalogs[a.id].Version; v != 1 {
 		t.Fatalf("A's catalog at version %d", v)
+	}
+}
+
+// A device keeps its own catalog lean (the entries are its library's,
+// which the window and the index already hold) and serves it whole from
+// the store: a peer that asks gets every entry, and the head's digest. A
+// store that moved on to a newer publish (another content at the
+// catalog's version) makes it tell the asker to ask again, not send
+// entries the head does not describe.
+func TestOwnCatalogKeptLeanServedFromTheStore(t *testing.T) {
+	n := newTestNet(t, "A", "B")
+	a, b := n.peers[0], n.peers[1]
+	id := a.addTrack(t, "Lean", 0.2, 1).ContentID
+	waitUntil(t, "B lists A's track", func() bool { return b.holds(id, a) })
+	a.lib.mu.RLock()
+	own := a.lib.catalogs[a.id]
+	a.lib.mu.RUnlock()
+	if !own.IsLean() || own.Len() != 1 {
+		t.Fatalf("A's own catalog: lean %v, %d items; want lean with 1", own.IsLean(), own.Len())
+	}
+	d, held, err := a.lib.catalogDelta(a.id, 0, own.Version)
+	if err != nil || !held || len(d.Items) != 1 || d.Items[0].Title != "Lean" {
+		t.Fatalf("A serving its catalog: %+v, held %v, %v", d, held, err)
+	}
+	peer := NewCatalog(a.id)
+	mustApply(t, peer, d)
+	if !peer.Matches(own.Head()) {
+		t.Fatalf("the catalog A served has head %+v, A signed %+v", peer.Head(), own.Head())
+	}
+	// The store's entry changed under the same version: not served.
+	retag := d.Items[0].Entry
+	retag.Title = "Changed"
+	if err := a.store.SaveDelta(context.Background(), Delta{Origin: a.id, Since: own.Version, Version: own.Version,
+		Items: []*Item{newItem(retag, own.Version)}}, own.Floor); err != nil {
+		t.Fatal(err)
+	}
+	if d, held, err := a.lib.catalogDelta(a.id, 0, own.Version); err != nil || held {
+		t.Fatalf("A served %+v (held %v, %v) from a store that no longer matches its catalog", d, held, err)
 	}
 }

@@ -191,15 +191,10 @@ func (s *server) cover(c net.Conn, req request) error {
 // catalog sends a device's catalog from a version, when this device holds
 // it at the version asked for.
 func (s *server) catalog(c net.Conn, req request) error {
-	l := s.l
-	l.mu.RLock()
-	cat := l.catalogs[req.Origin]
-	var d Delta
-	held := cat != nil && cat.Version == req.Want
-	if held {
-		d = cat.Since(req.Since)
+	d, held, err := s.l.catalogDelta(req.Origin, req.Since, req.Want)
+	if err != nil {
+		return s.answer(c, response{Status: statusNotHere, Reason: err.Error()})
 	}
-	l.mu.RUnlock()
 	if !held {
 		return s.answer(c, response{Status: statusStale})
 	}
@@ -321,3 +316,47 @@ func (c *client) fetchCover(ctx context.Context, peer engine.DeviceID, id string
 
 // ErrNoCover is returned for a track without cover art.
 var ErrNoCover = errors.New("grouplib: no cover art")
+
+// catalogDelta is what a holder of version since lacks of origin's
+// catalog, when this device holds it at version want (held false
+// otherwise). This device's own catalog is kept lean: its entries are
+// read from the store, and each must be the one the catalog holds (its
+// version and content hash), else a publish stored a newer version
+// meanwhile and the asker is told to ask again (held false).
+func (l *Library) catalogDelta(origin engine.DeviceID, since, want uint64) (d Delta, held bool, err error) {
+	l.mu.RLock()
+	cat := l.catalogs[origin] // replaced on a change, never changed
+	l.mu.RUnlock()
+	if cat == nil || cat.Version != want {
+		return Delta{}, false, nil
+	}
+	d = cat.Since(since)
+	if !cat.IsLean() || len(d.Items) == 0 {
+		return d, true, nil
+	}
+	stored, err := l.cfg.Store.LoadItems(l.ctx, origin, d.Since)
+	if err != nil {
+		return Delta{}, false, fmt.Errorf("reading the catalog: %w", err)
+	}
+	byID := make(map[string]*Item, len(d.Items))
+	for _, it := range d.Items {
+		byID[it.ContentID] = it
+	}
+	items := make([]*Item, 0, len(d.Items))
+	for _, st := range stored {
+		want, ok := byID[st.ContentID]
+		if !ok {
+			continue
+		}
+		it := newItem(st.Entry, st.Ver)
+		if it.Ver != want.Ver || it.content != want.content {
+			return Delta{}, false, nil
+		}
+		items = append(items, it)
+	}
+	if len(items) != len(d.Items) {
+		return Delta{}, false, nil
+	}
+	d.Items = items
+	return d, true, nil
+}

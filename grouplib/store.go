@@ -25,6 +25,11 @@ type Store interface {
 	SaveDelta(ctx context.Context, d Delta, floor uint64) error
 	// DeleteCatalog forgets the catalog of a device.
 	DeleteCatalog(origin engine.DeviceID) error
+	// LoadItems returns the stored items (Entry and Ver) of origin's
+	// catalog dated after version since, in content id order; it gives
+	// up with ctx's error once ctx is done. The library serves its own
+	// catalog, which it keeps lean, from them.
+	LoadItems(ctx context.Context, origin engine.DeviceID, since uint64) ([]Item, error)
 }
 
 // StoredCatalog is a catalog as a Store keeps it.
@@ -90,6 +95,24 @@ func (s *MemStore) SaveDelta(ctx context.Context, d Delta, floor uint64) error {
 	c.apply(d)
 	s.cats[d.Origin] = c
 	return nil
+}
+
+// LoadItems implements Store.
+func (s *MemStore) LoadItems(ctx context.Context, origin engine.DeviceID, since uint64) ([]Item, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []Item
+	if c := s.cats[origin]; c != nil {
+		c.Each(func(it *Item) {
+			if it.Ver > since {
+				out = append(out, Item{Entry: it.Entry, Ver: it.Ver})
+			}
+		})
+	}
+	return out, nil
 }
 
 // DeleteCatalog implements Store.

@@ -48,35 +48,11 @@ func (s *Store) LoadCatalogs() ([]grouplib.StoredCatalog, error) {
 }
 
 func readCatalogItems(tx *sql.Tx, c *grouplib.StoredCatalog) error {
-	rows, err := tx.Query(`SELECT ver, entry FROM group_catalog_items WHERE origin = ? ORDER BY content_id`, string(c.Origin))
-	if err != nil {
-		return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
-	}
-	// Album, artist, genre and format come back for many entries: one
-	// string each (a 100,000-track catalog held them that many times).
-	in := interner{}
-	for rows.Next() {
-		var it grouplib.Item
-		var entry string
-		if err := rows.Scan(&it.Ver, &entry); err != nil {
-			_ = rows.Close()
-			return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
-		}
-		if err := json.Unmarshal([]byte(entry), &it.Entry); err != nil {
-			_ = rows.Close()
-			return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
-		}
-		e := &it.Entry
-		e.Album, e.AlbumArtist, e.Genre, e.Format = in.get(e.Album), in.get(e.AlbumArtist), in.get(e.Genre), in.get(e.Format)
-		for i, a := range e.Artists {
-			e.Artists[i] = in.get(a)
-		}
-		c.Items = append(c.Items, it)
-	}
-	if err := rows.Close(); err != nil {
+	var err error
+	if c.Items, err = readItems(context.Background(), tx, c.Origin, 0); err != nil {
 		return err
 	}
-	rows, err = tx.Query(`SELECT content_id, ver FROM group_catalog_gone WHERE origin = ? ORDER BY content_id`, string(c.Origin))
+	rows, err := tx.Query(`SELECT content_id, ver FROM group_catalog_gone WHERE origin = ? ORDER BY content_id`, string(c.Origin))
 	if err != nil {
 		return fmt.Errorf("storage: read catalog of %s: %w", c.Origin, err)
 	}
@@ -89,6 +65,48 @@ func readCatalogItems(tx *sql.Tx, c *grouplib.StoredCatalog) error {
 		c.Gone = append(c.Gone, g)
 	}
 	return rows.Err()
+}
+
+// LoadItems returns the stored items of origin's catalog changed after
+// version since, in content id order (grouplib.Store).
+func (s *Store) LoadItems(ctx context.Context, origin engine.DeviceID, since uint64) ([]grouplib.Item, error) {
+	return readItems(ctx, s.db, origin, since)
+}
+
+// readItems reads the items of origin's catalog dated after since.
+func readItems(ctx context.Context, q interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}, origin engine.DeviceID, since uint64) ([]grouplib.Item, error) {
+	rows, err := q.QueryContext(ctx, `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY content_id`,
+		string(origin), since)
+	if err != nil {
+		return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
+	}
+	defer rows.Close()
+	// Album, artist, genre and format come back for many entries: one
+	// string each (a 100,000-track catalog held them that many times).
+	in := interner{}
+	var items []grouplib.Item
+	for rows.Next() {
+		var it grouplib.Item
+		var entry string
+		if err := rows.Scan(&it.Ver, &entry); err != nil {
+			return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
+		}
+		if err := json.Unmarshal([]byte(entry), &it.Entry); err != nil {
+			return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
+		}
+		e := &it.Entry
+		e.Album, e.AlbumArtist, e.Genre, e.Format = in.get(e.Album), in.get(e.AlbumArtist), in.get(e.Genre), in.get(e.Format)
+		for i, a := range e.Artists {
+			e.Artists[i] = in.get(a)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
+	}
+	return items, nil
 }
 
 // SaveDelta applies a catalog delta in one transaction (grouplib.Store).

@@ -55,6 +55,16 @@ func TestCatalogRoundTrip(t *testing.T) {
 	if got, want := len(back.Tombstones()), len(c.Tombstones()); got != want || got != 2 {
 		t.Fatalf("tombstones: %d loaded, %d saved", got, want)
 	}
+	// The items changed after a version, as a device serves its own lean
+	// catalog to a peer: version 3's only, or all with their entries.
+	items, err := s.LoadItems(context.Background(), origin, 2)
+	if err != nil || len(items) != 1 || items[0].ContentID != catEntry(4, "").ContentID || items[0].Ver != 3 {
+		t.Fatalf("items after version 2: %+v, %v", items, err)
+	}
+	items, err = s.LoadItems(context.Background(), origin, 0)
+	if err != nil || len(items) != 2 || items[0].Title != "two, retagged" || items[0].Artists[0] != "Björk" || items[1].Title != "four" {
+		t.Fatalf("all items: %+v, %v", items, err)
+	}
 	if err := s.DeleteCatalog(origin); err != nil {
 		t.Fatal(err)
 	}

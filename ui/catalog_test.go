@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -139,5 +140,72 @@ func TestCatalogKeepsOneCompactCopy(t *testing.T) {
 	// A playlist entry this device has no file for is in no catalog.
 	if tr := u.trackFor("b3:9", "Gone", nil, "", 0); tr.pos != -1 {
 		t.Errorf("an entry of no catalog has place %d", tr.pos)
+	}
+}
+
+// TestCatalogPacksItsOwnText guards how the window keeps a large catalog
+// in few allocations: each track's content id and title are copies end to
+// end in blocks (one for a small catalog), in catalog order, not the
+// strings of the database read (whose garbage the catalog's strings would
+// otherwise pin, page by page), and the tracks' artists are in shared
+// lists; the values are the track's own.
+func TestCatalogPacksItsOwnText(t *testing.T) {
+	ts := accentedTracks()
+	ts = append(ts, library.Track{ContentID: "b3:5", Path: "/m/5.flac", Format: "flac", Title: "Duet",
+		Artists: []string{"Sigur Rós", "Søren"}, Album: "Together"})
+	byID := map[string]library.Track{}
+	size := 0
+	for _, tr := range ts {
+		byID[tr.ContentID] = tr
+		size += len(tr.ContentID) + len(tr.Title)
+	}
+	c := buildCatalog(ts)
+	lo, hi := uintptr(0), uintptr(0)
+	var names []*string
+	for _, tr := range c.tracks {
+		want := byID[tr.ContentID]
+		if tr.Title != want.Title || !slices.Equal(tr.Artists, want.Artists) {
+			t.Fatalf("track %s: %q by %q, want %q by %q", tr.ContentID, tr.Title, tr.Artists, want.Title, want.Artists)
+		}
+		for _, s := range []string{tr.ContentID, tr.Title} {
+			p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+			if p == uintptr(unsafe.Pointer(unsafe.StringData(want.ContentID))) || p == uintptr(unsafe.Pointer(unsafe.StringData(want.Title))) {
+				t.Fatalf("track %s keeps the read's string %q", tr.ContentID, s)
+			}
+			if lo == 0 || p < lo {
+				lo = p
+			}
+			hi = max(hi, p+uintptr(len(s)))
+		}
+		for i := range tr.Artists {
+			names = append(names, &tr.Artists[i])
+		}
+	}
+	if hi-lo != uintptr(size) {
+		t.Errorf("the catalog's ids and titles span %d bytes, want one block of %d", hi-lo, size)
+	}
+	for i := 1; i < len(names); i++ {
+		if uintptr(unsafe.Pointer(names[i]))-uintptr(unsafe.Pointer(names[i-1])) != unsafe.Sizeof("") {
+			t.Fatalf("the artists of the catalog's tracks are not one list (%d)", i)
+		}
+	}
+	// The albums and their lists of tracks: one array each, in order,
+	// holding every track once.
+	seen := 0
+	for i, a := range c.albums {
+		seen += len(a.tracks)
+		if i == 0 {
+			continue
+		}
+		prev := c.albums[i-1]
+		if uintptr(unsafe.Pointer(a))-uintptr(unsafe.Pointer(prev)) != unsafe.Sizeof(*a) {
+			t.Fatalf("album %d (%s) is not beside the one before it", i, a.title)
+		}
+		if uintptr(unsafe.Pointer(&a.tracks[0]))-uintptr(unsafe.Pointer(&prev.tracks[len(prev.tracks)-1])) != unsafe.Sizeof(a.tracks[0]) {
+			t.Fatalf("the tracks of album %d (%s) do not follow those of the one before it", i, a.title)
+		}
+	}
+	if seen != len(ts) {
+		t.Fatalf("the albums list %d tracks, want %d", seen, len(ts))
 	}
 }

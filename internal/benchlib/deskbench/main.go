@@ -53,6 +53,7 @@ func main() {
 	browse := flag.Duration("browse", 30*time.Minute, "length of the scripted browsing (idle mode)")
 	work := flag.String("work", "", "work folder (data dirs, logs); a temporary one when empty")
 	shutdowns := flag.Int("shutdowns", 20, "SIGTERMs timed (large mode)")
+	windowOnly := flag.Bool("window-only", false, "large mode: only the window's first launch (no headless scan, ctl timings or shutdowns)")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -92,7 +93,11 @@ func main() {
 	case "idle":
 		err = b.idle(*browse)
 	case "large":
-		err = b.large(*shutdowns)
+		if *windowOnly {
+			err = b.largeWindow()
+		} else {
+			err = b.large(*shutdowns)
+		}
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}

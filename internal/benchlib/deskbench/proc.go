@@ -299,6 +299,8 @@ func (d *device) status() (status, error) {
 type stats struct {
 	Goroutines   int    `json:"goroutines"`
 	HeapAlloc    uint64 `json:"heap_alloc_bytes"`
+	HeapInuse    uint64 `json:"heap_inuse_bytes"`
+	HeapIdle     uint64 `json:"heap_idle_bytes"`
 	GoSys        uint64 `json:"go_sys_bytes"`
 	HeapReleased uint64 `json:"heap_released_bytes"`
 	RSS          uint64 `json:"rss_bytes"`
@@ -341,8 +343,8 @@ func split(pid int, st stats) string {
 		}
 	}
 	goMB := float64(st.GoSys-st.HeapReleased) / (1 << 20)
-	return fmt.Sprintf("Go %.0f MB (heap %.0f MB allocated), other anonymous %.0f MB, files %.0f MB",
-		goMB, float64(st.HeapAlloc)/(1<<20), anon-goMB, file)
+	return fmt.Sprintf("Go %.0f MB (heap %.0f MB allocated in %.0f MB of spans, %.0f MB spare not given back), other anonymous %.0f MB, files %.0f MB",
+		goMB, float64(st.HeapAlloc)/(1<<20), float64(st.HeapInuse)/(1<<20), float64(st.HeapIdle-st.HeapReleased)/(1<<20), anon-goMB, file)
 }
 
 func (d *device) stats() (stats, error) {
