@@ -21,11 +21,12 @@
 // entry's caret blinks and the scan's progress bar moves on Fyne's ticks.
 //
 // Where there is no display fd to wait on (not X11, or a build without
-// cgo) Start returns a Governor that does nothing, and the loop runs as
-// Fyne made it.
+// cgo) NewWaiter says so, no Governor runs, and the loop runs as Fyne made
+// it.
 package framegov
 
 import (
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,8 +140,8 @@ type Options struct {
 	Do func(func())
 	// After is time.After; tests give a fake clock's.
 	After func(time.Duration) <-chan time.Time
-	// Held, when set, is told how each hold ended (the benchmarks count
-	// them; -v logs).
+	// Held, when set, is told how each hold ended, on the Governor's
+	// goroutine (tests wait on it; Holds counts them for ctl stats).
 	Held func(End)
 }
 
@@ -250,9 +251,10 @@ func (g *Governor) Wake() {
 	}
 }
 
-// Stop ends holding the loop, and a hold in progress, and waits for the
-// Governor's goroutine to end. Call it when the window closes or the app
-// is asked to quit, so the loop gets to Fyne's quit at once.
+// Stop ends holding the loop, and a hold in progress, waits for the
+// Governor's goroutine to end and closes the Waiter when it is an
+// io.Closer. Call it when the window closes or the app is asked to quit,
+// so the loop gets to Fyne's quit at once.
 func (g *Governor) Stop() {
 	if g == nil {
 		return
@@ -261,6 +263,10 @@ func (g *Governor) Stop() {
 		g.stopped.Store(true)
 		g.Wake()
 		close(g.stop)
+		<-g.done
+		if c, ok := g.o.Waiter.(io.Closer); ok {
+			_ = c.Close()
+		}
 	})
 	<-g.done
 }

@@ -3,6 +3,8 @@
 package framegov
 
 import (
+	"errors"
+	"os"
 	"testing"
 	"time"
 
@@ -89,5 +91,14 @@ func TestABlockingDisplayFDIsRefused(t *testing.T) {
 func TestNoDisplayNoWaiter(t *testing.T) {
 	if _, err := newPollerWaiter(-1); err == nil {
 		t.Fatal("a waiter without a display fd was made")
+	}
+}
+
+func TestStopClosesTheWaitersDuplicateFD(t *testing.T) {
+	fw, _ := pipeWaiter(t)
+	g := Run(Options{Policy: DefaultPolicy, Waiter: fw, Do: func(f func()) { go f() }})
+	g.Stop()
+	if err := fw.dup.Close(); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("after Stop the duplicate of the display fd is still open (closing it again: %v)", err)
 	}
 }
