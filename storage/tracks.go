@@ -423,7 +423,15 @@ func gainOf(trackGain, trackPeak, albumGain, albumPeak sql.NullFloat64) library.
 const trackOrder = `t.sort_artist COLLATE NOCASE, t.album COLLATE NOCASE, t.disc_no, t.track_no, t.title COLLATE NOCASE, t.path`
 
 func (s *Store) queryTracks(query string, args ...any) ([]library.Track, error) {
-	var out []library.Track
+	return s.queryTracksSized(0, query, args...)
+}
+
+// queryTracksSized is queryTracks into a slice made for n tracks.
+func (s *Store) queryTracksSized(n int, query string, args ...any) ([]library.Track, error) {
+	var out []library.Track // nil when nothing matches, as before
+	if n > 0 {
+		out = make([]library.Track, 0, n)
+	}
 	err := s.eachTrack(func(t library.Track) error {
 		out = append(out, t)
 		return nil
@@ -518,12 +526,7 @@ func (s *Store) Tracks() ([]library.Track, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]library.Track, 0, n+n/64)
-	err = s.eachTrack(func(t library.Track) error {
-		out = append(out, t)
-		return nil
-	}, `SELECT `+trackColumns+` FROM tracks AS t ORDER BY `+trackOrder)
-	return out, err
+	return s.queryTracksSized(n+n/64, `SELECT `+trackColumns+` FROM tracks AS t ORDER BY `+trackOrder)
 }
 
 // TrackCount is the number of tracks in the catalog.
