@@ -108,6 +108,10 @@ type UI struct {
 	// the position is not redrawn.
 	hidden bool
 	feed   *statusFeed
+	// caret is the focused text field's state, unchanged since
+	// caretSince (Animating: its caret blinks, then rests).
+	caret      caretState
+	caretSince time.Time
 
 	st     app.Status
 	stAt   time.Time
