@@ -298,10 +298,23 @@ func (c *Catalog) Since(v uint64) Delta {
 		}
 		return d
 	}
-	for _, id := range c.ids() {
-		if ver, _, _ := c.held(id); ver > v {
-			d.Items = append(d.Items, c.item(id))
+	// A delta costs what changed: the items dated after v, sorted, not
+	// the whole catalog sorted (a device's own catalog answers each peer
+	// that asks after each change it publishes).
+	var ids []string
+	for k, li := range c.lean {
+		if li.ver > v {
+			ids = append(ids, k.String())
 		}
+	}
+	for id, it := range c.items {
+		if it.Ver > v {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		d.Items = append(d.Items, c.item(id))
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.gone)) {
 		if ver := c.gone[id]; ver > v {

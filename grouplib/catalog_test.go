@@ -381,3 +381,33 @@ func TestLeanCatalogPublishesAsAWholeOne(t *testing.T) {
 		t.Fatalf("a peer's copy %+v does not match the lean catalog's head %+v", peer.Head(), lean.Head())
 	}
 }
+
+// BenchmarkLeanSince100k lists what changed in a lean 100,000-track
+// catalog (a device's own) since the version before its last publish (12
+// retagged tracks), as each peer's delta request does: its cost must
+// follow the delta, not the catalog.
+func BenchmarkLeanSince100k(b *testing.B) {
+	const n, changed = 100_000, 12
+	c := NewCatalog("dev_aaaaaaaaaaaaaaaaaaaaaaaa")
+	es := make([]Entry, n)
+	for i := range es {
+		es[i] = entry(i, fmt.Sprintf("Song %d", i))
+	}
+	if _, err := c.Publish(es); err != nil {
+		b.Fatal(err)
+	}
+	before := c.Version
+	for i := range changed {
+		es[i*997].Title += ", retagged"
+	}
+	if _, err := c.Publish(es); err != nil {
+		b.Fatal(err)
+	}
+	lean := c.Lean()
+	b.ResetTimer()
+	for range b.N {
+		if d := lean.Since(before); len(d.Items) != changed || d.Full {
+			b.Fatalf("delta of %d items (full %v)", len(d.Items), d.Full)
+		}
+	}
+}

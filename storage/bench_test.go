@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"context"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/internal/cputime"
 	"github.com/furudesk/furudesk/library"
 )
@@ -255,6 +257,49 @@ func BenchmarkTracks100k(b *testing.B) {
 		got, err := s.Tracks()
 		if err != nil || len(got) != n {
 			b.Fatalf("read %d tracks: %v", len(got), err)
+		}
+	}
+}
+
+// BenchmarkLoadItemsDelta100k reads what changed in a 100,000-track
+// catalog since the version before the last publish (12 retagged
+// tracks), as a device does each time a peer asks for its own catalog's
+// delta: the cost must follow the delta, not the catalog.
+func BenchmarkLoadItemsDelta100k(b *testing.B) {
+	const n, changed = 100_000, 12
+	const origin = engine.DeviceID("dev_aaaaaaaaaaaaaaaaaaaaaaaa")
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	c := grouplib.NewCatalog(origin)
+	es := make([]grouplib.Entry, n)
+	for i := range es {
+		es[i] = catEntry(i, fmt.Sprintf("Song %d", i))
+	}
+	if _, err := c.Publish(es); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.SaveDelta(context.Background(), c.Since(0), c.Floor); err != nil {
+		b.Fatal(err)
+	}
+	before := c.Version
+	for i := range changed {
+		es[i*997].Title += ", retagged"
+	}
+	d, err := c.Publish(es)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.SaveDelta(context.Background(), d, c.Floor); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		items, err := s.LoadItems(context.Background(), origin, before)
+		if err != nil || len(items) != changed {
+			b.Fatalf("read %d items: %v", len(items), err)
 		}
 	}
 }

@@ -77,8 +77,14 @@ func (s *Store) LoadItems(ctx context.Context, origin engine.DeviceID, since uin
 func readItems(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, origin engine.DeviceID, since uint64) ([]grouplib.Item, error) {
-	rows, err := q.QueryContext(ctx, `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY content_id`,
-		string(origin), since)
+	// The whole catalog in the order of its key; a delta found by its
+	// versions (group_catalog_items_ver) and sorted, or SQLite reads the
+	// whole catalog in key order to spare itself the sort.
+	query := `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY content_id`
+	if since > 0 {
+		query = `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY +content_id`
+	}
+	rows, err := q.QueryContext(ctx, query, string(origin), since)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
 	}

@@ -276,6 +276,12 @@ DROP TRIGGER tracks_fts_insert;
 DROP TRIGGER tracks_fts_delete;
 DROP TRIGGER tracks_fts_update;
 `},
+	// A peer asks for what changed in a catalog since a version: the
+	// items dated after it, found by date instead of by reading the
+	// whole catalog.
+	{name: "group library: catalog items by version", up: `
+CREATE INDEX group_catalog_items_ver ON group_catalog_items (origin, ver);
+`},
 }
 
 // fillSearchText computes tracks.search_text for every track; the update
