@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/internal/framegov"
+	"github.com/furudesk/furudesk/internal/memrelease"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -640,7 +640,7 @@ func (u *UI) loadLibrary() {
 			} else if u.loads == 0 && !u.st.Scan.Running {
 				// Reading a large catalog made garbage several times its
 				// size; the Go runtime would keep that memory for a while.
-				u.spawn(debug.FreeOSMemory)
+				u.spawn(memrelease.FreeOSMemory)
 			}
 		})
 	})

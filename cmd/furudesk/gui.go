@@ -59,7 +59,7 @@ func runGUI(a *app.App, opts options) error {
 	}
 	// Once the window was left alone for a while, what browsing freed
 	// goes back to the system rather than stay kept for the next burst.
-	release := memrelease.Watch(windowQuiet, debug.FreeOSMemory)
+	release := memrelease.Watch(windowQuiet, memrelease.FreeOSMemory)
 	defer release.Stop()
 	fa := fyneapp.NewWithID(appID)
 	icon := fyne.NewStaticResource("icon.png", assets.Icon)
@@ -77,7 +77,7 @@ func runGUI(a *app.App, opts options) error {
 			log.Info("library shown", "tracks", n, "since_start", time.Since(processStart).Round(time.Millisecond))
 			// Reading a large library left much garbage behind: give
 			// its pages back now rather than keep them for good.
-			go debug.FreeOSMemory()
+			go memrelease.FreeOSMemory()
 		}})
 	w := u.Window()
 

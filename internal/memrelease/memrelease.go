@@ -15,6 +15,7 @@ package memrelease
 
 import (
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -150,4 +151,13 @@ func (w *Watcher) Stop() {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
+}
+
+// FreeOSMemory gives back to the system what the process no longer uses:
+// the Go heap's spare room (debug.FreeOSMemory, which collects first) and
+// the C heap's free pages (on Linux with glibc). It takes a few
+// milliseconds: call it off the UI goroutine.
+func FreeOSMemory() {
+	debug.FreeOSMemory()
+	trimC()
 }
