@@ -134,7 +134,10 @@ func withPairWindow(d time.Duration) nodeOpt { return func(cfg *Config) { cfg.pa
 // a backoff.
 func TestPairingWindowIsNotRenewedByNoise(t *testing.T) {
 	const window = 300 * time.Millisecond
-	a := startNode(t, "a", withPairWindow(window))
+	// a's gate stands still: the backoff the address earns lasts however
+	// slow the machine is between the close and the redial (on the real
+	// clock it ends after a second and the redial is served again).
+	a := startNode(t, "a", withPairWindow(window), withGateClock(newFakeClock()))
 	from := otherSource(t)
 	p, err := dialRawFrom(t, a.Addr().String(), newKey(t), from)
 	if err != nil {
@@ -181,7 +184,9 @@ func TestPairingWindowIsNotRenewedByNoise(t *testing.T) {
 func TestByteBudgets(t *testing.T) {
 	lim := DefaultLimits()
 	lim.ConnBytes = 4 * MaxLineBytes
-	a := startNode(t, "a", withLimits(lim))
+	// a's gate stands still: the outsider's backoff lasts however slow the
+	// machine is between the close and the redial.
+	a := startNode(t, "a", withLimits(lim), withGateClock(newFakeClock()))
 	from := otherSource(t)
 	p, err := dialRawFrom(t, a.Addr().String(), newKey(t), from)
 	if err != nil {
