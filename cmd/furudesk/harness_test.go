@@ -354,7 +354,7 @@ func (n *node) stop(kill bool) {
 	}
 	select {
 	case <-n.exited:
-	case <-time.After(15 * time.Second):
+	case <-time.After(30 * time.Second):
 		_ = n.cmd.Process.Kill()
 		<-n.exited
 	}
