@@ -585,3 +585,42 @@ func longestSilence(r *recorder, from, to time.Time) time.Duration {
 	}
 	return time.Duration(longest) * time.Second / rate
 }
+
+// timedStatus is a status with the wall times just before and after the
+// ctl call that read it: the status describes a moment in [from, to]. A
+// ctl process takes a while to start and answer on a loaded machine, so a
+// position worked out from a status and a wall time is a span, not a
+// point taken at one end of the call.
+type timedStatus struct {
+	app.Status
+	from, to time.Time
+}
+
+func (n *node) timedStatus() timedStatus {
+	n.t.Helper()
+	from := time.Now()
+	st := n.status()
+	return timedStatus{Status: st, from: from, to: time.Now()}
+}
+
+// posSpan is a range of positions in a track, in seconds.
+type posSpan struct{ lo, hi float64 }
+
+func (s posSpan) String() string { return fmt.Sprintf("%.2f-%.2f s", s.lo, s.hi) }
+
+// apart is how far s and o are apart, 0 when they overlap.
+func (s posSpan) apart(o posSpan) float64 { return max(0, s.lo-o.hi, o.lo-s.hi) }
+
+// resumedAt is where a device that renders began: its position less the
+// time since it began to render.
+func (s timedStatus) resumedAt() posSpan {
+	pos := float64(s.PositionMS) / 1000
+	return posSpan{pos - s.to.Sub(s.RenderingSince).Seconds(), pos - s.from.Sub(s.RenderingSince).Seconds()}
+}
+
+// playedOnTo is where the position s showed had got to, playing on, at a
+// moment in [t0, t1] (a kill: from the signal to the process's end).
+func (s timedStatus) playedOnTo(t0, t1 time.Time) posSpan {
+	pos := float64(s.PositionMS) / 1000
+	return posSpan{pos + t0.Sub(s.to).Seconds(), pos + t1.Sub(s.from).Seconds()}
+}

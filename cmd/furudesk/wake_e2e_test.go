@@ -90,8 +90,8 @@ func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
 	// owner_timeout) on the device that took over, never on two.
 	t.Run("the owner killed and restarted at once resumes where it was", func(t *testing.T) {
 		waitFor(t, 30*time.Second, "B shows A playing", func() bool { st := B.status(); return st.Playing && !st.OwnerGone })
-		heard := B.status()
-		heardAt := time.Now()
+		heard := B.timedStatus()
+		killing := time.Now()
 		A.stop(true)
 		killed := time.Now()
 		A.start()
@@ -104,13 +104,12 @@ func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
 			}
 			return false
 		})
-		st := next.status()
-		resumed := float64(st.PositionMS)/1000 - time.Since(st.RenderingSince).Seconds()
-		lastHeard := float64(heard.PositionMS)/1000 + killed.Sub(heardAt).Seconds()
-		t.Logf("%s plays again %v after A was killed, from %.2f s into track %d; A was at %.2f s (claim %v -> %v)",
+		st := next.timedStatus()
+		resumed, lastHeard := st.resumedAt(), heard.playedOnTo(killing, killed)
+		t.Logf("%s plays again %v after A was killed, from %v into track %d; A was at %v (claim %v -> %v)",
 			next.name, st.RenderingSince.Sub(killed).Round(time.Millisecond), resumed, st.Index, lastHeard, heard.Claim, st.Claim)
-		if st.Index != heard.Index || math.Abs(resumed-lastHeard) > 1.0 {
-			t.Errorf("resumed track %d at %.2f s, A was on track %d at %.2f s", st.Index, resumed, heard.Index, lastHeard)
+		if st.Index != heard.Index || resumed.apart(lastHeard) > 1.0 {
+			t.Errorf("resumed track %d at %v, A was on track %d at %v", st.Index, resumed, heard.Index, lastHeard)
 		}
 		if r := c.renderers(c.nodes); len(r) != 1 {
 			t.Errorf("renderers %v", names(r))
@@ -133,8 +132,8 @@ func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
 			st := P.status()
 			return st.Playing && !st.OwnerGone && st.PositionMS > saved+3000
 		})
-		heard := P.status()
-		heardAt := time.Now()
+		heard := P.timedStatus()
+		killing := time.Now()
 		A.stop(true)
 		killed := time.Now()
 		C.start()
@@ -142,8 +141,7 @@ func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
 			st := C.status()
 			return st.Rendering && st.Output.Playing
 		})
-		st := C.status()
-		statusAt := time.Now()
+		st := C.timedStatus()
 		if !st.Playing || st.Index != heard.Index {
 			t.Fatalf("C took over with track %d playing %v, want track %d playing", st.Index, st.Playing, heard.Index)
 		}
@@ -153,16 +151,16 @@ func TestWakeAndRestartNeverStealOrRewind(t *testing.T) {
 		waitFor(t, 30*time.Second, "sound on C", func() bool { ts, _ := firstSound(C.rec, killed); return !ts.IsZero() })
 		_, fi := firstSound(C.rec, killed)
 		waitFor(t, 30*time.Second, "200 ms of its sound", func() bool { return C.rec.frames() > fi+rate/5 })
-		resumed := float64(st.PositionMS)/1000 - statusAt.Sub(st.RenderingSince).Seconds()
+		resumed := st.resumedAt()
 		pitch := posFromFreq(st.Index, freqAt(C.rec, fi+rate/50))
-		lastHeard := float64(heard.PositionMS)/1000 + killed.Sub(heardAt).Seconds()
-		t.Logf("C took over %v after the kill, resumed at %.2f s (sound at second %.0f); A was at %.2f s when killed, C had saved %.2f s",
+		lastHeard := heard.playedOnTo(killing, killed)
+		t.Logf("C took over %v after the kill, resumed at %v (sound at second %.0f); A was at %v when killed, C had saved %.2f s",
 			st.RenderingSince.Sub(killed).Round(time.Millisecond), resumed, pitch, lastHeard, float64(saved)/1000)
-		if math.Abs(resumed-lastHeard) > 1.0 {
-			t.Errorf("C resumed at %.2f s, A was last heard at %.2f s", resumed, lastHeard)
+		if resumed.apart(lastHeard) > 1.0 {
+			t.Errorf("C resumed at %v, A was last heard at %v", resumed, lastHeard)
 		}
-		if pitch < math.Floor(lastHeard)-1 || pitch > lastHeard+1 {
-			t.Errorf("C's first sound is second %.0f of the track, A was at %.2f s", pitch, lastHeard)
+		if pitch < math.Floor(lastHeard.lo)-1 || pitch > lastHeard.hi+1 {
+			t.Errorf("C's first sound is second %.0f of the track, A was at %v", pitch, lastHeard)
 		}
 		B.start()
 		waitFor(t, 30*time.Second, "B follows C", func() bool { return B.status().Owner == engine.DeviceID(C.id) })
