@@ -117,7 +117,11 @@ func TestStreamPlaysWhileItDownloads(t *testing.T) {
 	a, b := n.peers[0], n.peers[1]
 	tr := a.addTrack(t, "Long", 60, 1) // 5.3 MB
 	want := fileBytes(t, tr.Path)
-	if err := a.lib.SetUploadRate(2 << 20); err != nil {
+	// Slow enough that the download from the start reaches the middle
+	// some 10 s after it began (at 2 MB/s it took 1.3 s, which a loaded
+	// machine can spend between the Open and the check below); fast
+	// again for the rest of the test.
+	if err := a.lib.SetUploadRate(256 << 10); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "B lists A's track", func() bool { return b.holds(tr.ContentID, a) })
@@ -147,6 +151,9 @@ func TestStreamPlaysWhileItDownloads(t *testing.T) {
 	d.mu.Unlock()
 	if middle {
 		t.Fatal("the middle of the file arrived before the bytes at 80%: the seek waited for the download to get there")
+	}
+	if err := a.lib.SetUploadRate(0); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		t.Fatal(err)
