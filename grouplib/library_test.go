@@ -172,8 +172,11 @@ func TestHolderKilledMidStreamSwitches(t *testing.T) {
 	tr := a.addTrack(t, "Shared", 30, 1)
 	c.addTrack(t, "Shared", 30, 1) // the same file
 	want := fileBytes(t, tr.Path)
+	// Slow enough that A is still sending when it is killed however long a
+	// loaded machine takes over the first bytes (at 1 MB/s the whole file
+	// came in 2.6 s); C sends the rest at full speed.
 	for _, p := range []*testPeer{a, c} {
-		if err := p.lib.SetUploadRate(1 << 20); err != nil {
+		if err := p.lib.SetUploadRate(256 << 10); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -191,6 +194,9 @@ func TestHolderKilledMidStreamSwitches(t *testing.T) {
 		t.Fatalf("streaming from %s, want A (the first by id)", h)
 	}
 	a.kill()
+	if err := c.lib.SetUploadRate(0); err != nil {
+		t.Fatal(err)
+	}
 	rest := readAll(t, r)
 	if got := append(first, rest...); !bytes.Equal(got, want) {
 		t.Fatal("the file read across the switch differs from the original")
@@ -208,7 +214,10 @@ func TestOnlyHolderKilledMidStream(t *testing.T) {
 	a, b := n.peers[0], n.peers[1]
 	tr := a.addTrack(t, "Alone", 30, 1)
 	want := fileBytes(t, tr.Path)
-	if err := a.lib.SetUploadRate(1 << 20); err != nil {
+	// A is still sending when it is killed: the whole file takes 10 s at
+	// this rate (2.6 s at 1 MB/s, which a loaded machine can spend before
+	// the kill).
+	if err := a.lib.SetUploadRate(256 << 10); err != nil {
 		t.Fatal(err)
 	}
 	waitUntil(t, "B lists A's track", func() bool { return b.holds(tr.ContentID, a) })
