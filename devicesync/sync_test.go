@@ -139,17 +139,7 @@ func TestPersistFailureDefersOps(t *testing.T) {
 	before := b.vectorOf(a.ID())
 	// b redials 100 ms after it drops the connection: the drop is told by
 	// its event, not by a look at b's state that may come after the redial.
-	offline := func() int {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		k := 0
-		for _, e := range b.events {
-			if o, ok := e.(PeerOffline); ok && o.Device == a.ID() {
-				k++
-			}
-		}
-		return k
-	}
+	offline := func() int { return countEvents(b, func(e PeerOffline) bool { return e.Device == a.ID() }) }
 	wasOffline := offline()
 	b.store.SetFail(errors.New("disk full"))
 	if _, err := b.SendCommand(a.ID(), stamp(b.ID(), 1), false, json.RawMessage(`{}`)); err == nil {
