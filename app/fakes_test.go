@@ -690,7 +690,7 @@ func (r *rig) waitStatus(what string, cond func(Status) bool) Status {
 	r.t.Helper()
 	ch, cancel := r.app.Subscribe()
 	defer cancel()
-	deadline := time.NewTimer(10 * time.Second)
+	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
 	for {
 		select {

@@ -107,7 +107,7 @@ func TestLibraryWatcherRestartsAndStops(t *testing.T) {
 	r.sync()
 	waitClosed(t, r.lib.watcher(1), "the watcher of both folders")
 	var third *fakeWatcher
-	for deadline := time.Now().Add(10 * time.Second); third == nil; r.sync() {
+	for deadline := time.Now().Add(30 * time.Second); third == nil; r.sync() {
 		if time.Now().After(deadline) {
 			t.Fatalf("watcher not restarted on the remaining folder: %q", r.j.list())
 		}
@@ -137,7 +137,7 @@ func waitClosed(t *testing.T, w *fakeWatcher, what string) {
 	t.Helper()
 	select {
 	case <-w.closed:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatalf("%s was not closed", what)
 	}
 }

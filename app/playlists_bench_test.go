@@ -24,7 +24,7 @@ func benchKey(b *testing.B) ed25519.PrivateKey {
 
 func benchNode(b *testing.B, name string, key ed25519.PrivateKey, st devicesync.Store) *devicesync.Node {
 	n, err := devicesync.New(devicesync.Config{Key: key, Name: name, Listen: "127.0.0.1:0", Store: st,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PairRetry: 20 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), PairRetry: 250 * time.Millisecond, // within the outsiders' message rate
 		Limits: devicesync.Limits{MessageRate: 1e9, Burst: 1 << 30, PeerTimeout: time.Minute}})
 	if err != nil {
 		b.Fatal(err)

@@ -29,7 +29,7 @@ func TestScanProgressThrottled(t *testing.T) {
 		f.put(library.Progress{Found: 1 << 20, Done: n})
 	}
 	took := time.Since(t0)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		mu.Lock()
 		k, last := len(told), library.Progress{}

@@ -202,6 +202,21 @@ func waitEvent[E Event](tn *testNode, match func(E) bool) E {
 	return got
 }
 
+// countEvents is how many matching events are recorded: a test waits for
+// it to grow when an earlier event of the same kind may still be there
+// (pairing can end a duplicate connection and record a PeerOffline).
+func countEvents[E Event](tn *testNode, match func(E) bool) int {
+	tn.mu.Lock()
+	defer tn.mu.Unlock()
+	k := 0
+	for _, e := range tn.events {
+		if v, ok := e.(E); ok && (match == nil || match(v)) {
+			k++
+		}
+	}
+	return k
+}
+
 // hasEvent reports whether a matching event was recorded.
 func hasEvent[E Event](tn *testNode, match func(E) bool) bool {
 	tn.mu.Lock()

@@ -830,23 +830,32 @@ func (n *Node) pushOpsLocked(except *session) {
 	}
 }
 
-// maxBatchesPerPush bounds how much one push sends; the rest follows on the
-// next anti-entropy round.
+// maxBatchesPerPush bounds how much one push queues at once; the rest
+// follows once the connection has written it (pushMore).
 const maxBatchesPerPush = 8
 
 func (n *Node) sendMissingLocked(s *session) {
-	for range maxBatchesPerPush {
-		ops := n.glog.missing(s.peerVector, MaxOpsPerBatch, nil)
-		if len(ops) == 0 {
-			s.more.Store(false)
+	for {
+		for range maxBatchesPerPush {
+			ops := n.glog.missing(s.peerVector, MaxOpsPerBatch, nil)
+			if len(ops) == 0 {
+				s.more.Store(false)
+				return
+			}
+			n.sendOpsLocked(s, ops)
+			for _, o := range ops {
+				s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
+			}
+		}
+		s.more.Store(true)
+		// The write loop looks at more only when it has emptied the queue.
+		// If it did so before more was set, it will not look again: the
+		// push goes on here. Else it calls pushMore once the queue is
+		// written (whichever takes more first goes on).
+		if len(s.out) != 0 || !s.more.CompareAndSwap(true, false) {
 			return
 		}
-		n.sendOpsLocked(s, ops)
-		for _, o := range ops {
-			s.peerVector[o.Origin] = max(s.peerVector[o.Origin], o.Seq)
-		}
 	}
-	s.more.Store(true)
 }
 
 // pushMore continues a push that stopped at maxBatchesPerPush, once the

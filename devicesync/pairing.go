@@ -296,10 +296,12 @@ func (n *Node) pairRequestLocked(s *session, m pairRequestMsg) ([]Event, string)
 	rec, err := n.cfg.Store.LoadInvite(m.InviteID)
 	if err != nil || !rec.matches(m.Secret) {
 		n.c.refused.Add(1)
-		reply(statusInvalid)
+		// Counted before the answer: a source that asks again at once
+		// must find itself barred.
 		if n.gate.wrongSecret(s.source, n.gateClock.Now()) {
 			n.log.Warn("devicesync: too many pairing requests with a wrong invite or secret, refusing the address for a while", "remote", s.source)
 		}
+		reply(statusInvalid)
 		return nil, "pairing with an unknown invite or a wrong secret"
 	}
 	// The requester knows the secret: it keeps its connection while it

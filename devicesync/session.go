@@ -282,8 +282,9 @@ func (n *Node) acceptLoop() {
 			continue
 		}
 		// The handshake, and for a stranger its first valid pair_request,
-		// within PairWindow of its arrival, however it trickles bytes.
-		_ = c.SetDeadline(now.Add(n.pairWindow))
+		// within PairWindow of its arrival, however it trickles bytes. A
+		// socket deadline is real time, whatever clock the gate reads.
+		_ = c.SetDeadline(time.Now().Add(n.pairWindow))
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()

@@ -36,7 +36,7 @@ func startWatch(t *testing.T) *watchHarness {
 // (no sleeps: the wait ends as soon as the event arrives).
 func (h *watchHarness) waitFor(what string, pred func(Event) bool) Event {
 	h.t.Helper()
-	deadline := time.NewTimer(15 * time.Second)
+	deadline := time.NewTimer(30 * time.Second)
 	defer deadline.Stop()
 	for {
 		select {

@@ -101,7 +101,7 @@ func (h *settleHarness) write(rel string, b []byte, mod time.Time) string {
 	for seen := ""; seen != p; {
 		select {
 		case seen = <-h.handled:
-		case <-time.After(15 * time.Second):
+		case <-time.After(30 * time.Second):
 			h.t.Fatalf("the watcher did not see %s being written", p)
 		}
 	}
@@ -116,7 +116,7 @@ func (h *settleHarness) nextTimer() *stepTimer {
 	select {
 	case t := <-h.clock.timers:
 		return t
-	case <-time.After(15 * time.Second):
+	case <-time.After(30 * time.Second):
 		h.t.Fatal("the watcher did not arm a timer")
 		return nil
 	}
@@ -138,7 +138,7 @@ func (h *settleHarness) tick() *Event {
 		return nil
 	case e := <-h.w.Events():
 		return &e
-	case <-time.After(15 * time.Second):
+	case <-time.After(30 * time.Second):
 		h.t.Fatal("the watcher neither emitted an event nor armed a timer")
 		return nil
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // deadline bounds every wait on the bus, playerctl or a condition.
-const deadline = 10 * time.Second
+const deadline = 30 * time.Second
 
 // requireTools skips the test when a tool is missing, and fails it in CI,
 // where the tools are installed on purpose (Debian packages dbus, playerctl).

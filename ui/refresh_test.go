@@ -146,7 +146,7 @@ func TestHiddenWindowDoesNotTick(t *testing.T) {
 	for last.stop != h.u.tickStop {
 		select {
 		case last = <-starts:
-		case <-time.After(10 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatal("the ticker shown again did not start")
 		}
 	}

@@ -65,7 +65,7 @@ func TestCtlTransferSaysTargetPaused(t *testing.T) {
 	// The startup claim comes on the real ticker.
 	ch, cancel := a.Subscribe()
 	defer cancel()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for s := range ch {
 		if s.Owner == ctlSelf {
 			break
@@ -76,7 +76,7 @@ func TestCtlTransferSaysTargetPaused(t *testing.T) {
 		default:
 		}
 	}
-	got, err := transferAndConfirm(a, app.DeviceStatus{DeviceID: ctlPeer, Name: "Living room"}, 10*time.Second)
+	got, err := transferAndConfirm(a, app.DeviceStatus{DeviceID: ctlPeer, Name: "Living room"}, 30*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

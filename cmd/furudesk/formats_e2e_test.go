@@ -142,7 +142,7 @@ func playAndJudge(t *testing.T, n *node, ids, files []string, freq func(int) flo
 		st := n.status()
 		return st.Index == len(files)-1 && !st.Playing
 	})
-	waitFor(t, 10*time.Second, "the recorder to catch up", func() bool { return !lastSound(n.rec, at).IsZero() && n.rec.frames() > 0 })
+	waitFor(t, 30*time.Second, "the recorder to catch up", func() bool { return !lastSound(n.rec, at).IsZero() && n.rec.frames() > 0 })
 	first, start := firstSound(n.rec, at)
 	if first.IsZero() {
 		return []string{"nothing was heard"}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -162,8 +161,8 @@ func TestTopologiesStayCalm(t *testing.T) {
 				}
 				time.Sleep(100 * time.Millisecond) // polling the statuses
 			}
-			heard := A.status() // where the owner measures itself
-			heardAt := time.Now()
+			heard := A.timedStatus() // where the owner measures itself
+			killing := time.Now()
 			A.stop(true)
 			killed := time.Now()
 			var next *node
@@ -175,14 +174,13 @@ func TestTopologiesStayCalm(t *testing.T) {
 				}
 				return false
 			})
-			st := next.status()
-			resumed := float64(st.PositionMS)/1000 - time.Since(st.RenderingSince).Seconds()
-			lastHeard := float64(heard.PositionMS)/1000 + killed.Sub(heardAt).Seconds()
+			st := next.timedStatus()
+			resumed, lastHeard := st.resumedAt(), heard.playedOnTo(killing, killed)
 			after := watchGroup(t, []*node{B, C}, 3*time.Second)
-			t.Logf("%s: %s took over %v after A was killed, resumed %.2f s into track %d (A was at %.2f s); then %d ownership changes, %v with two renderers",
+			t.Logf("%s: %s took over %v after A was killed, resumed %v into track %d (A was at %v); then %d ownership changes, %v with two renderers",
 				topo.name, next.name, st.RenderingSince.Sub(killed).Round(time.Millisecond), resumed, st.Index, lastHeard, after.changes, after.twoRenderers)
-			if st.Index != heard.Index || math.Abs(resumed-lastHeard) > 1.0 {
-				t.Errorf("%s resumed track %d at %.2f s, A was last heard on track %d at %.2f s", next.name, st.Index, resumed, heard.Index, lastHeard)
+			if st.Index != heard.Index || resumed.apart(lastHeard) > 1.0 {
+				t.Errorf("%s resumed track %d at %v, A was last heard on track %d at %v", next.name, st.Index, resumed, heard.Index, lastHeard)
 			}
 			if after.changes != 0 || after.twoRenderers > 0 {
 				t.Errorf("after the takeover: %d more ownership changes, %v with two renderers", after.changes, after.twoRenderers)
