@@ -57,10 +57,6 @@ func runGUI(a *app.App, opts options) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(windowGCPercent)
 	}
-	// Once the window was left alone for a while, what browsing freed
-	// goes back to the system rather than stay kept for the next burst.
-	release := memrelease.Watch(windowQuiet, memrelease.FreeOSMemory)
-	defer release.Stop()
 	fa := fyneapp.NewWithID(appID)
 	icon := fyne.NewStaticResource("icon.png", assets.Icon)
 	fa.SetIcon(icon)
@@ -80,6 +76,15 @@ func runGUI(a *app.App, opts options) error {
 			go memrelease.FreeOSMemory()
 		}})
 	w := u.Window()
+	// Once the window was left alone for a while, what browsing freed
+	// goes back to the system rather than stay kept for the next burst,
+	// and a minute later the textures Fyne no longer draws (sweep).
+	sw := newSweep(func() {
+		framegov.Do(func() { w.Canvas().Refresh(w.Content()) })
+	})
+	defer sw.stop()
+	release := memrelease.Watch(windowQuiet, sw.quiet)
+	defer release.Stop()
 
 	// The window opens as large as, and where, it was last left: its size
 	// and place are saved whenever it stays put after a change, so

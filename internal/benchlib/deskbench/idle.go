@@ -244,9 +244,9 @@ func (b *bench) browse(w *device, dur time.Duration) error {
 	b.report("RSS every 30 s (MB): %s", strings.Join(trail, " "))
 	st, _ := w.stats()
 	b.report("window memory at the end: %s", split(w.p.pid(), st))
-	// Left alone: Fyne drops the textures of what left the screen a
-	// minute after (its cache's expiry) and the window gives back what
-	// is free 10 s after the last burst (internal/memrelease).
+	// Left alone: the window gives back what is free 10 s after the last
+	// burst (internal/memrelease) and has Fyne drop the textures it no
+	// longer draws 70 s later (cmd/furudesk's sweep).
 	time.Sleep(settleAfterBrowsing)
 	st, _ = w.stats()
 	b.report("window left alone %v after the browsing: RSS %.0f MB (%s)", settleAfterBrowsing, rssMB(w.p.pid()), split(w.p.pid(), st))
@@ -254,9 +254,9 @@ func (b *bench) browse(w *device, dur time.Duration) error {
 }
 
 // settleAfterBrowsing is how long the window is left alone after the
-// browsing before its memory is read again: past Fyne's cache expiry (a
-// minute) and memrelease's quiet time (10 s).
-const settleAfterBrowsing = 80 * time.Second
+// browsing before its memory is read again: past memrelease's quiet time
+// (10 s) and the sweep (70 s after it, and a second).
+const settleAfterBrowsing = 100 * time.Second
 
 // pair joins peer to w's group through ctl (invite, pair, accept) and
 // waits until both see each other online.
