@@ -262,6 +262,11 @@ func (b *bench) largeWindow() error {
 	time.Sleep(15 * time.Second)
 	st, _ = w.stats()
 	b.report("window RSS 15 s after the last page and scroll: %.0f MB (%s)", rssMB(w.p.pid()), split(w.p.pid(), st))
+	// And once the sweep (70 s after memrelease's release) had Fyne drop
+	// the textures of the pages no longer shown.
+	time.Sleep(settleAfterBrowsing - 15*time.Second)
+	st, _ = w.stats()
+	b.report("window RSS %v after the last page and scroll: %.0f MB (%s)", settleAfterBrowsing, rssMB(w.p.pid()), split(w.p.pid(), st))
 
 	var terms []string
 	for i := range 3 {
