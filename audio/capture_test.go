@@ -65,12 +65,7 @@ func (c childRun) one(t *testing.T, what string) childMark {
 
 func runChild(t *testing.T, env []string, scenario string, files ...string) childRun {
 	t.Helper()
-	args := []string{os.Args[0], "-test.run=^TestCaptureChild$", "-test.v", "-test.count=1"}
-	if nice, err := exec.LookPath("nice"); err == nil && os.Geteuid() == 0 {
-		// Like a media player: a better priority for every thread of the
-		// child (nice is per thread on Linux, inherited at creation).
-		args = append([]string{nice, "-n", "-10"}, args...)
-	}
+	args := append(pulsetest.PlayerPriority(), os.Args[0], "-test.run=^TestCaptureChild$", "-test.v", "-test.count=1")
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(append([]string(nil), env...), childScenarioEnv+"="+scenario, childFilesEnv+"="+strings.Join(files, string(os.PathListSeparator)))
 	var stderr bytes.Buffer

@@ -461,7 +461,7 @@ func (c *cluster) addNode(name string, i int, listen, cfg string, peers []string
 	for k := range 2 {
 		writeTrack(t, filepath.Join(music, fmt.Sprintf("track%d.wav", k)), k)
 	}
-	n := &node{t: t, name: name, dir: dir, music: music, listen: listen, sink: fmt.Sprintf("dev%d", i), wrap: append(playerPriority(), wrap...)}
+	n := &node{t: t, name: name, dir: dir, music: music, listen: listen, sink: fmt.Sprintf("dev%d", i), wrap: append(pulsetest.PlayerPriority(), wrap...)}
 	n.args = []string{"--headless", "--data-dir", dir, "--listen", n.listen, "--name", name,
 		"--music", music, "--mdns=false", "--config-json", cfg}
 	for _, p := range peers {
@@ -474,19 +474,6 @@ func (c *cluster) addNode(name string, i int, listen, cfg string, peers []string
 	n.rec = c.pa.record(t, n.sink)
 	c.nodes = append(c.nodes, n)
 	return n
-}
-
-// playerPriority is the command a device that renders into a recorded
-// sink runs under: like a media player (and the audio package's capture
-// child), a better priority than the test's own load, when the test may
-// give one. A starved player underruns: the sink plays silence the
-// recordings are judged on, however right the player is.
-func playerPriority() []string {
-	nice, err := exec.LookPath("nice")
-	if err != nil || os.Geteuid() != 0 {
-		return nil
-	}
-	return []string{nice, "-n", "-10"}
 }
 
 // cleanupNodes kills every node when the test ends, and shows their logs
