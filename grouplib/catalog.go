@@ -147,10 +147,16 @@ func (c *Catalog) ids() []string {
 // content id and version only.
 func (c *Catalog) item(id string) *Item {
 	if c.lean != nil {
-		ver, content, _ := c.held(id)
-		return &Item{Entry: Entry{ContentID: id}, Ver: ver, content: content}
+		k, _ := keyOf(id)
+		return c.lean[k].standIn(id)
 	}
 	return c.items[id]
+}
+
+// standIn is the Item a lean catalog gives for li: content id, version
+// and content hash, no entry.
+func (li leanItem) standIn(id string) *Item {
+	return &Item{Entry: Entry{ContentID: id}, Ver: li.ver, content: li.content}
 }
 
 // Tombstone records the removal of a content id at a version.
@@ -301,21 +307,17 @@ func (c *Catalog) Since(v uint64) Delta {
 	// A delta costs what changed: the items dated after v, sorted, not
 	// the whole catalog sorted (a device's own catalog answers each peer
 	// that asks after each change it publishes).
-	var ids []string
 	for k, li := range c.lean {
 		if li.ver > v {
-			ids = append(ids, k.String())
+			d.Items = append(d.Items, li.standIn(k.String()))
 		}
 	}
-	for id, it := range c.items {
+	for _, it := range c.items {
 		if it.Ver > v {
-			ids = append(ids, id)
+			d.Items = append(d.Items, it)
 		}
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		d.Items = append(d.Items, c.item(id))
-	}
+	slices.SortFunc(d.Items, func(a, b *Item) int { return strings.Compare(a.ContentID, b.ContentID) })
 	for _, id := range slices.Sorted(maps.Keys(c.gone)) {
 		if ver := c.gone[id]; ver > v {
 			d.Gone = append(d.Gone, Tombstone{ContentID: id, Ver: ver})

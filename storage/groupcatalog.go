@@ -77,14 +77,16 @@ func (s *Store) LoadItems(ctx context.Context, origin engine.DeviceID, since uin
 func readItems(ctx context.Context, q interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }, origin engine.DeviceID, since uint64) ([]grouplib.Item, error) {
-	// The whole catalog in the order of its key; a delta found by its
-	// versions (group_catalog_items_ver) and sorted, or SQLite reads the
-	// whole catalog in key order to spare itself the sort.
-	query := `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY content_id`
+	// The whole catalog is read in the order of its key. A delta is
+	// found by its versions (group_catalog_items_ver) and then sorted:
+	// ordered by the bare key, SQLite would rather read the whole catalog
+	// in key order than sort, and "+" makes the order an expression.
+	order := "content_id"
 	if since > 0 {
-		query = `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY +content_id`
+		order = "+content_id"
 	}
-	rows, err := q.QueryContext(ctx, query, string(origin), since)
+	rows, err := q.QueryContext(ctx, `SELECT ver, entry FROM group_catalog_items WHERE origin = ? AND ver > ? ORDER BY `+order,
+		string(origin), since)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
 	}
