@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/furudesk/furudesk/internal/strpack"
 )
 
 // EventKind says what happened to a track.
@@ -187,8 +189,9 @@ func Watch(ctx context.Context, idx Index, roots []string, opts WatchOptions) (*
 		w.roots = append(w.roots, abs)
 	}
 	var startErrs []Event
+	var names strpack.Packer
 	for _, r := range w.roots {
-		startErrs = append(startErrs, w.addTree(r, nil)...)
+		startErrs = append(startErrs, w.addTree(r, nil, &names)...)
 	}
 	go w.loop(startErrs)
 	return w, nil
@@ -310,7 +313,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 	if _, ok := w.watched[p]; ev.Has(fsnotify.Create) && !ok {
 		// Watch a new folder at once, before files appear in it.
 		if info, err := w.fsys.Stat(p); err == nil && info.IsDir() {
-			for _, e := range w.addTree(p, w.pending) {
+			for _, e := range w.addTree(p, w.pending, nil) {
 				w.emit(e)
 			}
 		}
@@ -332,7 +335,15 @@ const maxWatchFailures = 16
 
 // addTree watches dir and every folder below it. When mark is not nil, the
 // files found are marked pending (they may have appeared before the watch).
-func (w *Watcher) addTree(dir string, mark map[string]bool) []Event {
+//
+// A walk of a whole root passes names: the folders it watches are kept
+// (here and in fsnotify) as copies packed into names' blocks rather than
+// among the walk's garbage, which they would keep from going back to the
+// system (10,000 folders: 5.3-5.7 MB of heap spans for 4.2 MB of objects
+// unpacked, 3.7 for 3.3 packed, BenchmarkWatchTreeSpans10k; see strpack).
+// A walk of one new folder passes nil: a block for it would be mostly
+// empty.
+func (w *Watcher) addTree(dir string, mark map[string]bool, names *strpack.Packer) []Event {
 	var errs []Event
 	fail := func(p string, err error) {
 		if len(errs) < maxWatchFailures {
@@ -359,6 +370,15 @@ func (w *Watcher) addTree(dir string, mark map[string]bool) []Event {
 			return // already watched under another path (a link to it)
 		}
 		if _, ok := w.watched[d]; !ok {
+			if names != nil {
+				pd := names.Text(d)
+				if real == d {
+					real = pd
+				} else {
+					real = names.Text(real)
+				}
+				d = pd
+			}
 			if err := w.fsw.Add(d); err != nil {
 				fail(d, fmt.Errorf("library: watching folder: %w", err))
 				return
@@ -420,8 +440,9 @@ func (w *Watcher) flush() bool {
 		clear(w.pending)
 		clear(w.covers)
 		res, err := Scan(w.ctx, w.idx, w.roots, ScanOptions{fsys: w.fsys})
+		var names strpack.Packer
 		for _, r := range w.roots {
-			for _, e := range w.addTree(r, nil) {
+			for _, e := range w.addTree(r, nil, &names) {
 				if !w.emit(e) {
 					return false
 				}

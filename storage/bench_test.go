@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"sort"
 	"testing"
 	"time"
@@ -302,4 +303,61 @@ func BenchmarkLoadItemsDelta100k(b *testing.B) {
 			b.Fatalf("read %d items: %v", len(items), err)
 		}
 	}
+}
+
+// BenchmarkTracksKeptNames100k reads a 100,000-track catalog whole and
+// keeps what the window keeps of the read as it is (the album, album
+// artist, genre, cover and artist names it shares between tracks), then
+// reports the Go heap's spans those names keep in use once the rest of
+// the read is garbage (pinned-MB; kept-MB is the names' own bytes). A
+// name kept among the read's garbage keeps its whole span.
+func BenchmarkTracksKeptNames100k(b *testing.B) {
+	const n, batch = 100_000, 256
+	ts := benchCatalog(n)
+	for i := range ts {
+		ts[i].Genre = fmt.Sprintf("Genre %d", i%300)
+	}
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := 0; i < n; i += batch {
+		if err := s.PutTracks(ts[i:min(n, i+batch)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ts = nil
+	for range b.N {
+		before := heapSpans()
+		got, err := s.Tracks()
+		if err != nil || len(got) != n {
+			b.Fatalf("read %d tracks: %v", len(got), err)
+		}
+		kept := map[string]string{}
+		for _, t := range got {
+			for _, v := range append([]string{t.Album, t.AlbumArtist, t.Genre, t.Cover}, t.Artists...) {
+				kept[v] = v
+			}
+		}
+		got = nil
+		bytes := 0
+		for v := range kept {
+			bytes += len(v)
+		}
+		after := heapSpans()
+		b.ReportMetric(float64(after.inuse-before.inuse)/(1<<20), "pinned-MB")
+		b.ReportMetric(float64(bytes)/(1<<20), "kept-MB")
+		runtime.KeepAlive(kept)
+	}
+}
+
+type spans struct{ inuse uint64 }
+
+// heapSpans is the Go heap's spans in use after a collection.
+func heapSpans() spans {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return spans{inuse: m.HeapInuse}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/grouplib"
+	"github.com/furudesk/furudesk/internal/strpack"
 )
 
 var _ grouplib.Store = (*Store)(nil)
@@ -93,7 +94,7 @@ func readItems(ctx context.Context, q interface {
 	defer rows.Close()
 	// Album, artist, genre and format come back for many entries: one
 	// string each (a 100,000-track catalog held them that many times).
-	in := interner{}
+	var in strpack.Interner
 	var items []grouplib.Item
 	for rows.Next() {
 		var it grouplib.Item
@@ -105,9 +106,9 @@ func readItems(ctx context.Context, q interface {
 			return nil, fmt.Errorf("storage: read catalog of %s: %w", origin, err)
 		}
 		e := &it.Entry
-		e.Album, e.AlbumArtist, e.Genre, e.Format = in.get(e.Album), in.get(e.AlbumArtist), in.get(e.Genre), in.get(e.Format)
+		e.Album, e.AlbumArtist, e.Genre, e.Format = in.Get(e.Album), in.Get(e.AlbumArtist), in.Get(e.Genre), in.Get(e.Format)
 		for i, a := range e.Artists {
-			e.Artists[i] = in.get(a)
+			e.Artists[i] = in.Get(a)
 		}
 		items = append(items, it)
 	}

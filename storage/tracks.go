@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/furudesk/furudesk/internal/strpack"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -449,8 +450,10 @@ func (s *Store) eachTrack(fn func(library.Track) error, query string, args ...an
 	defer rows.Close()
 	// The same album, artist, format, genre and cover come back for many
 	// tracks: one string each, not one per row (a large catalog read
-	// whole held them hundreds of thousands of times).
-	in := interner{}
+	// whole held them hundreds of thousands of times), packed apart from
+	// the read's garbage (the window keeps them for as long as it shows
+	// the catalog; see strpack).
+	var in strpack.Interner
 	for rows.Next() {
 		var t library.Track
 		var mtime, dur int64
@@ -473,9 +476,9 @@ func (s *Store) eachTrack(fn func(library.Track) error, query string, args ...an
 		if len(t.Artists) == 0 {
 			t.Artists = nil
 		}
-		t.Format, t.Album, t.AlbumArtist, t.Genre, t.Cover = in.get(t.Format), in.get(t.Album), in.get(t.AlbumArtist), in.get(t.Genre), in.get(t.Cover)
+		t.Format, t.Album, t.AlbumArtist, t.Genre, t.Cover = in.Get(t.Format), in.Get(t.Album), in.Get(t.AlbumArtist), in.Get(t.Genre), in.Get(t.Cover)
 		for i, a := range t.Artists {
-			t.Artists[i] = in.get(a)
+			t.Artists[i] = in.Get(a)
 		}
 		if err := fn(t); err != nil {
 			return err
@@ -485,26 +488,6 @@ func (s *Store) eachTrack(fn func(library.Track) error, query string, args ...an
 		return fmt.Errorf("storage: read tracks: %w", err)
 	}
 	return nil
-}
-
-// interner hands out one copy of each string it was given, up to a
-// bound (a query of a huge catalog of all-different names does not grow
-// a second copy of it).
-type interner map[string]string
-
-const maxInterned = 1 << 16
-
-func (in interner) get(s string) string {
-	if s == "" {
-		return ""
-	}
-	if v, ok := in[s]; ok {
-		return v
-	}
-	if len(in) < maxInterned {
-		in[s] = s
-	}
-	return s
 }
 
 // EachTrack calls fn with the tracks of the catalog in its order (as

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/grouplib"
+	"github.com/furudesk/furudesk/internal/strpack"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -179,11 +180,11 @@ func buildCatalog(ts []library.Track) *catalog {
 	// pages the Go heap could then give back to the system only where
 	// none of them stayed (150 MB of heap for 105 MB of objects at 100,000
 	// tracks).
-	var pack packer
+	var pack strpack.Packer
 	for i, o := range order {
 		c.rows[i] = newTrack(&ts[o])
 		t := &c.rows[i]
-		t.ContentID, t.Title, t.Artists = pack.text(t.ContentID), pack.text(t.Title), pack.list(t.Artists)
+		t.ContentID, t.Title, t.Artists = pack.Text(t.ContentID), pack.Text(t.Title), pack.List(t.Artists)
 		t.pos = int32(i)
 		c.tracks[i] = t
 		hay.WriteString(library.SearchText(ts[o]))
@@ -200,41 +201,6 @@ func buildCatalog(ts []library.Track) *catalog {
 	c.hay = strings.Clone(hay.String()) // without the builder's spare room
 	c.group()
 	return c
-}
-
-// packBlock is the size of the blocks packText copies into: large
-// enough to be the Go heap's pages of their own (freed whole), small
-// enough that a string kept from an older catalog (a cache's key, a
-// label's text) keeps little of it.
-const packBlock = 64 << 10
-
-// packer copies strings and lists of strings end to end into blocks of
-// packBlock bytes.
-type packer struct {
-	b     strings.Builder
-	names []string
-}
-
-func (p *packer) text(s string) string {
-	if p.b.Cap()-p.b.Len() < len(s) {
-		p.b.Reset()
-		p.b.Grow(max(packBlock, len(s)))
-	}
-	start := p.b.Len()
-	p.b.WriteString(s) // within the capacity: what was written stays in place
-	return p.b.String()[start:]
-}
-
-func (p *packer) list(ss []string) []string {
-	if len(ss) == 0 {
-		return nil
-	}
-	if cap(p.names)-len(p.names) < len(ss) {
-		p.names = make([]string, 0, max(packBlock/16, len(ss))) // a string is 16 bytes
-	}
-	start := len(p.names)
-	p.names = append(p.names, ss...)
-	return p.names[start:len(p.names):len(p.names)]
 }
 
 // group makes the albums and artists, in library order.
@@ -318,7 +284,7 @@ func (c *catalog) group() {
 // tracks, into a few large allocations: made one by one while grouping,
 // tens of thousands of small objects that the window keeps took the free
 // room of as many pages of the Go heap, among the garbage of the reads
-// and builds before (see packer).
+// and builds before (see strpack).
 func (c *catalog) packGroups() {
 	albums := make([]albumEntry, len(c.albums))
 	artists := make([]artistEntry, len(c.artists))
@@ -335,16 +301,16 @@ func (c *catalog) packGroups() {
 		lists = append(lists, ts...)
 		return lists[start:len(lists):len(lists)]
 	}
-	var pack packer
+	var pack strpack.Packer
 	for i, a := range c.albums {
 		albums[i] = *a
 		b := &albums[i]
 		b.tracks = list(a.tracks)
 		if b.coverID == b.id {
-			b.id = pack.text(b.id)
+			b.id = pack.Text(b.id)
 			b.coverID = b.id
 		} else {
-			b.id = pack.text(b.id)
+			b.id = pack.Text(b.id)
 		}
 		c.albums[i] = b
 	}
