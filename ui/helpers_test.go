@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/ui/internal/fakebackend"
 )
 
@@ -32,9 +33,15 @@ type harness struct {
 // run inline, so an intent has been sent when the tap returns.
 func newHarness(t *testing.T, n int) *harness {
 	t.Helper()
+	return newHarnessWith(t, fakebackend.MakeTracks(n))
+}
+
+// newHarnessWith is newHarness over the tracks ts.
+func newHarnessWith(t *testing.T, ts []library.Track) *harness {
+	t.Helper()
 	fa := test.NewTempApp(t)
 	h := &harness{t: t, clock: &fakeClock{t: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)}}
-	h.b = fakebackend.New(fakebackend.MakeTracks(n))
+	h.b = fakebackend.New(ts)
 	// like the app, the fake publishes a status after every intent
 	h.u = newUI(fa, h.b, Options{Now: h.clock.now}, func(f func()) {
 		f()

@@ -3,6 +3,7 @@ package ui
 import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 )
 
 // barLayout lays out the now-playing bar: the track on the left and the
@@ -44,3 +45,60 @@ func (f fixedSize) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 }
 
 func (f fixedSize) MinSize([]fyne.CanvasObject) fyne.Size { return f.size }
+
+// centredText holds a wrapping text in the middle of its area, as wide as
+// the area allows up to maxWidth. container.NewCenter gives a wrapping
+// label its minimum width, that of its widest letter, and so a line per
+// letter: an empty playlist's hint asked for 2,000 pixels of height and
+// the window grew past the bottom of the screen. Its own minimum size is
+// none, so no text, however long, makes the window wider or taller.
+type centredText struct{ maxWidth float32 }
+
+// hintWidth is how wide a hint in the middle of a page grows at most.
+const hintWidth = 460
+
+func (c centredText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		w := max(0, min(c.maxWidth, size.Width-2*theme.Padding()))
+		o.Resize(fyne.NewSize(w, size.Height)) // a wrapping text's height follows its width
+		h := min(o.MinSize().Height, size.Height)
+		o.Resize(fyne.NewSize(w, h))
+		o.Move(fyne.NewPos((size.Width-w)/2, (size.Height-h)/2))
+	}
+}
+
+func (centredText) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.Size{} }
+
+// linkRow lays its objects out left to right at their natural widths (the
+// links of a track's artists), the first that does not fit cut short to
+// the room left and the rest given none. Its minimum width is none, so
+// many or long names never widen the window; its links truncate (an
+// ellipsis) rather than spill.
+type linkRow struct{}
+
+func (linkRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	x := float32(0)
+	for _, o := range objs {
+		w := max(0, min(naturalWidth(o), size.Width-x))
+		o.Resize(fyne.NewSize(w, size.Height))
+		o.Move(fyne.NewPos(x, 0))
+		x += w + theme.Padding()
+	}
+}
+
+func (linkRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	return fyne.NewSize(0, h)
+}
+
+// naturalWidth is how wide o is with its whole text: a truncating link's
+// minimum size is that of its ellipsis.
+func naturalWidth(o fyne.CanvasObject) float32 {
+	if l, ok := o.(*widget.Hyperlink); ok && l.Truncation != fyne.TextTruncateOff {
+		return fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+	}
+	return o.MinSize().Width
+}

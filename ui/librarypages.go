@@ -81,6 +81,9 @@ func (u *UI) playDemo() {
 	u.playTracks(u.cat.tracks, 0)
 }
 
+// maxQueryShown is how much of a query the no-match sentence repeats.
+const maxQueryShown = 80
+
 // tracksPage is every track, or the search results while there is a query.
 type tracksPage struct {
 	u       *UI
@@ -94,8 +97,9 @@ type tracksPage struct {
 func newTracksPage(u *UI) *tracksPage {
 	p := &tracksPage{u: u, list: u.libraryList("tracks"), empty: u.emptyLibrary()}
 	p.noMatch = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
+	p.noMatch.Wrapping = fyne.TextWrapWord
 	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
-	p.view = container.NewStack(p.list.view, p.empty, container.NewCenter(p.noMatch), p.loading)
+	p.view = container.NewStack(p.list.view, p.empty, container.New(centredText{hintWidth}, p.noMatch), p.loading)
 	p.refresh()
 	return p
 }
@@ -120,7 +124,7 @@ func (p *tracksPage) refresh() {
 		res := u.cat.search(u.query, searchLimit)
 		p.list.set(res)
 		if len(res) == 0 {
-			p.noMatch.SetText("No tracks match “" + strings.TrimSpace(u.query) + "”.")
+			p.noMatch.SetText("No tracks match “" + shorten(strings.TrimSpace(u.query), maxQueryShown) + "”.")
 			p.noMatch.Show()
 		}
 	default:
@@ -269,6 +273,7 @@ func newAlbumsPage(u *UI) *albumsPage {
 	p.dTitle.SizeName = theme.SizeNameHeadingText
 	p.dTitle.Truncation = fyne.TextTruncateEllipsis
 	p.dArtist = widget.NewLabel("")
+	p.dArtist.Truncation = fyne.TextTruncateEllipsis
 	p.dInfo = newSubtle("")
 	play := widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() {
 		if p.open != nil {

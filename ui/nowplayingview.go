@@ -45,9 +45,13 @@ func newNowPlayingView(u *UI) *nowPlayingView {
 
 	v.title = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	v.title.SizeName = theme.SizeNameHeadingText
-	v.title.Wrapping = fyne.TextWrapWord
-	v.artists = container.NewHBox()
+	// Long names are cut short: a wrapping title asked for its height at
+	// the width of a letter, and links as wide as their names widened the
+	// window past the screen.
+	v.title.Truncation = fyne.TextTruncateEllipsis
+	v.artists = container.New(linkRow{})
 	v.album = widget.NewHyperlink("", nil)
+	v.album.Truncation = fyne.TextTruncateEllipsis
 	v.album.OnTapped = v.openAlbum
 	v.info = newSubtle("")
 	v.device = widget.NewLabel("")
@@ -121,6 +125,7 @@ func (v *nowPlayingView) render() {
 		}
 		name := a
 		l := widget.NewHyperlink(name, nil)
+		l.Truncation = fyne.TextTruncateEllipsis
 		l.OnTapped = func() { u.goToArtist(name) }
 		v.artists.Add(l)
 	}

@@ -71,7 +71,7 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 	p.hint = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.hint.Wrapping = fyne.TextWrapWord
 	p.detail = container.NewBorder(container.NewVBox(container.NewPadded(head), widget.NewSeparator()), nil, nil, nil,
-		container.NewStack(p.entries.view, container.NewCenter(p.hint)))
+		container.NewStack(p.entries.view, container.New(centredText{hintWidth}, p.hint)))
 	split := container.NewHSplit(left, p.detail)
 	split.Offset = 0.3
 	p.view = split

@@ -316,12 +316,15 @@ func (u *UI) build() {
 	u.pageTitle = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	u.pageTitle.SizeName = theme.SizeNameSubHeadingText
 	u.pageSub = newSubtle("")
+	// a long album title or query is cut short rather than widening the
+	// window past the screen
+	u.pageSub.Truncation = fyne.TextTruncateEllipsis
 	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
 	// the header keeps the search field's height where it is hidden, so
 	// the pages do not jump
 	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.tipButton, u.searchBox),
 		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
-			container.NewHBox(u.pageTitle, u.pageSub)))
+			container.NewBorder(nil, nil, u.pageTitle, nil, u.pageSub)))
 
 	u.body = container.NewStack()
 	u.top = container.NewVBox(u.banner.view, container.NewPadded(header))
