@@ -87,7 +87,8 @@ func (p *devicesPage) renderDevices(st app.Status) {
 	for i, d := range devs {
 		d := d
 		name := widget.NewLabelWithStyle(orUnknown(d.Name, "device"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		badges := container.NewHBox(name)
+		name.Truncation = fyne.TextTruncateEllipsis
+		badges := container.New(textRow{}, name)
 		if d.Self {
 			badges.Add(pill("This device", theme.ColorNameInputBackground, widget.MediumImportance))
 			// app.DeviceStatus does not say whether a peer is passive, so

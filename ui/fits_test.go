@@ -1,11 +1,13 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2"
 
+	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/ui/internal/fakebackend"
 )
 
@@ -59,4 +61,15 @@ func TestLongNamesFitTheWindow(t *testing.T) {
 	fitsWindow(t, h, "long names, an album open, playing")
 	h.u.setQuery("Symphony")
 	fitsWindow(t, h, "long names found by a search")
+
+	h.remote()
+	h.apply(func(st *app.Status) {
+		st.Devices = slices.Clone(st.Devices)
+		for i := range st.Devices {
+			// as long as a device name may be (storage.MaxNameBytes)
+			st.Devices[i].Name = (st.Devices[i].Name + " " + long)[:250]
+		}
+		st.DeviceName, st.OwnerName = st.Devices[0].Name, st.Devices[1].Name
+	})
+	fitsWindow(t, h, "long device names, playing on another device")
 }

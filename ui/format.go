@@ -81,6 +81,13 @@ func userSentence(s string) string {
 	return s
 }
 
+// How many letters of a device name a button and a menu item show (a
+// name may be 256 bytes long; buttons and menu items do not truncate).
+const (
+	maxNameOnButton = 32
+	maxNameInMenu   = 48
+)
+
 // shorten cuts s to at most n runes, ending in "…" when cut.
 func shorten(s string, n int) string {
 	r := []rune(s)

@@ -69,36 +69,99 @@ func (c centredText) Layout(objs []fyne.CanvasObject, size fyne.Size) {
 
 func (centredText) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.Size{} }
 
-// linkRow lays its objects out left to right at their natural widths (the
-// links of a track's artists), the first that does not fit cut short to
-// the room left and the rest given none. Its minimum width is none, so
-// many or long names never widen the window; its links truncate (an
-// ellipsis) rather than spill.
-type linkRow struct{}
+// textRow lays texts out left to right at their natural widths (a track's
+// artist links, a device's name and badges). When they do not all fit,
+// the truncating ones (an ellipsis) give up the room, the last first, so
+// the first name stays whole the longest; what still does not fit is left
+// out. Its minimum width is that of its texts that do not truncate, so
+// long names never widen the window.
+type textRow struct{}
 
-func (linkRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+func (textRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	widths := make([]float32, len(objs))
+	over := -size.Width
+	for i, o := range objs {
+		if o.Visible() {
+			widths[i] = naturalWidth(o)
+			over += widths[i] + theme.Padding()
+		}
+	}
+	over -= theme.Padding()
+	for i := len(objs) - 1; i >= 0 && over > 0; i-- {
+		if truncates(objs[i]) {
+			cut := min(over, widths[i])
+			widths[i] -= cut
+			over -= cut
+		}
+	}
 	x := float32(0)
-	for _, o := range objs {
-		w := max(0, min(naturalWidth(o), size.Width-x))
+	for i, o := range objs {
+		w := max(0, min(widths[i], size.Width-x))
 		o.Resize(fyne.NewSize(w, size.Height))
 		o.Move(fyne.NewPos(x, 0))
-		x += w + theme.Padding()
+		if w > 0 {
+			x += w + theme.Padding()
+		}
 	}
 }
 
-func (linkRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
-	h := float32(0)
+func (textRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var min fyne.Size
+	n := 0
 	for _, o := range objs {
-		h = max(h, o.MinSize().Height)
+		if !o.Visible() {
+			continue
+		}
+		m := o.MinSize()
+		min.Height = max(min.Height, m.Height)
+		if !truncates(o) {
+			min.Width += m.Width
+			n++
+		}
 	}
-	return fyne.NewSize(0, h)
+	min.Width += theme.Padding() * float32(max(0, n-1))
+	return min
 }
 
-// naturalWidth is how wide o is with its whole text: a truncating link's
+// truncates reports whether o is a text cut short with an ellipsis when
+// narrower than its text.
+func truncates(o fyne.CanvasObject) bool {
+	switch t := o.(type) {
+	case *widget.Hyperlink:
+		return t.Truncation != fyne.TextTruncateOff
+	case *widget.Label:
+		return t.Truncation != fyne.TextTruncateOff
+	case *subtle:
+		return t.Truncation != fyne.TextTruncateOff
+	}
+	return false
+}
+
+// naturalWidth is how wide o is with its whole text: a truncating text's
 // minimum size is that of its ellipsis.
 func naturalWidth(o fyne.CanvasObject) float32 {
-	if l, ok := o.(*widget.Hyperlink); ok && l.Truncation != fyne.TextTruncateOff {
-		return fyne.MeasureText(l.Text, theme.TextSize(), l.TextStyle).Width + 2*theme.InnerPadding()
+	if !truncates(o) {
+		return o.MinSize().Width
 	}
-	return o.MinSize().Width
+	text, style, size := "", fyne.TextStyle{}, theme.SizeNameText
+	switch t := o.(type) {
+	case *widget.Hyperlink:
+		text, style = t.Text, t.TextStyle
+		if t.SizeName != "" {
+			size = t.SizeName
+		}
+	case *widget.Label:
+		text, style = t.Text, t.TextStyle
+		if t.SizeName != "" {
+			size = t.SizeName
+		}
+	case *subtle:
+		text, style = t.Text, t.TextStyle
+		if t.SizeName != "" {
+			size = t.SizeName
+		}
+	}
+	// a pixel to spare: at exactly its width, rounding makes the text cut
+	// itself short ("Desk" came out "De…")
+	return fyne.MeasureText(text, theme.Size(size), style).Width + 2*theme.InnerPadding() + 1
 }

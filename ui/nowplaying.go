@@ -208,7 +208,7 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 
 	label, imp := "This device", widget.LowImportance
 	if st.Owner != "" && st.Owner != st.DeviceID {
-		label, imp = ownerName(st), widget.HighImportance
+		label, imp = shorten(ownerName(st), maxNameOnButton), widget.HighImportance
 	}
 	if n.device.Text != label || n.device.Importance != imp {
 		n.device.Text, n.device.Importance = label, imp
@@ -311,7 +311,7 @@ func (u *UI) deviceMenu() *fyne.Menu {
 	items := []*fyne.MenuItem{head}
 	for _, d := range u.st.Devices {
 		d := d
-		label := d.Name
+		label := shorten(d.Name, maxNameInMenu)
 		if d.Self {
 			label += " (this device)"
 		}
@@ -353,10 +353,12 @@ type banner struct {
 func newBanner(u *UI) *banner {
 	b := &banner{u: u}
 	b.label = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	b.label.Truncation = fyne.TextTruncateEllipsis
 	hint := widget.NewLabel("The controls here drive that device.")
+	hint.Truncation = fyne.TextTruncateEllipsis
 	here := widget.NewButtonWithIcon("Play here", iconSpeaker, func() { u.transfer(u.st.DeviceID, "this device") })
 	bg := canvas.NewRectangle(withAlpha(theme.Color(theme.ColorNamePrimary), 0x40))
-	row := container.NewBorder(nil, nil, widget.NewIcon(iconSpeaker), container.NewCenter(here), container.NewHBox(b.label, hint))
+	row := container.NewBorder(nil, nil, widget.NewIcon(iconSpeaker), container.NewCenter(here), container.New(textRow{}, b.label, hint))
 	b.view = container.NewStack(bg, container.NewPadded(row))
 	b.view.Hide()
 	return b

@@ -49,12 +49,13 @@ func newNowPlayingView(u *UI) *nowPlayingView {
 	// the width of a letter, and links as wide as their names widened the
 	// window past the screen.
 	v.title.Truncation = fyne.TextTruncateEllipsis
-	v.artists = container.New(linkRow{})
+	v.artists = container.New(textRow{})
 	v.album = widget.NewHyperlink("", nil)
 	v.album.Truncation = fyne.TextTruncateEllipsis
 	v.album.OnTapped = v.openAlbum
 	v.info = newSubtle("")
 	v.device = widget.NewLabel("")
+	v.device.Truncation = fyne.TextTruncateEllipsis
 	v.device.Importance = widget.HighImportance
 	back := widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), u.closeNowPlaying)
 	back.Importance = widget.LowImportance
