@@ -238,21 +238,27 @@ func BenchmarkPutTracks100k(b *testing.B) {
 	}
 }
 
-// BenchmarkTracks100k reads a 100,000-track catalog whole, as the window
-// does when a scan ends.
-func BenchmarkTracks100k(b *testing.B) {
-	const n, batch = 100_000, 256
-	ts := benchCatalog(n)
+// benchStore is a store holding ts, put in the scan's batches.
+func benchStore(b *testing.B, ts []library.Track) *Store {
 	s, err := Open(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	for i := 0; i < n; i += batch {
-		if err := s.PutTracks(ts[i:min(n, i+batch)]); err != nil {
+	b.Cleanup(func() { _ = s.Close() })
+	const batch = 256
+	for i := 0; i < len(ts); i += batch {
+		if err := s.PutTracks(ts[i:min(len(ts), i+batch)]); err != nil {
 			b.Fatal(err)
 		}
 	}
+	return s
+}
+
+// BenchmarkTracks100k reads a 100,000-track catalog whole, as the window
+// does when a scan ends.
+func BenchmarkTracks100k(b *testing.B) {
+	const n = 100_000
+	s := benchStore(b, benchCatalog(n))
 	b.ResetTimer()
 	for range b.N {
 		got, err := s.Tracks()
@@ -312,21 +318,12 @@ func BenchmarkLoadItemsDelta100k(b *testing.B) {
 // the read is garbage (pinned-MB; kept-MB is the names' own bytes). A
 // name kept among the read's garbage keeps its whole span.
 func BenchmarkTracksKeptNames100k(b *testing.B) {
-	const n, batch = 100_000, 256
+	const n = 100_000
 	ts := benchCatalog(n)
 	for i := range ts {
 		ts[i].Genre = fmt.Sprintf("Genre %d", i%300)
 	}
-	s, err := Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	for i := 0; i < n; i += batch {
-		if err := s.PutTracks(ts[i:min(n, i+batch)]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	s := benchStore(b, ts)
 	ts = nil
 	for range b.N {
 		before := heapSpans()
