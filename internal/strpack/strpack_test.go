@@ -59,8 +59,8 @@ func TestPackedListsAreCopies(t *testing.T) {
 		t.Fatalf("List = %q (cap %d), want [a b] (cap 2)", l, cap(l))
 	}
 	m := p.List([]string{"c"})
-	l = append(l, "grown")
-	if m[0] != "c" {
+	grown := append(l, "grown")
+	if m[0] != "c" || grown[2] != "grown" {
 		t.Fatalf("appending to one list overwrote the next: %q", m)
 	}
 	if p.List(nil) != nil {
@@ -83,7 +83,7 @@ func TestInternerOneCopyEach(t *testing.T) {
 	for i := range MaxInterned {
 		in.Get(fmt.Sprint("name ", i))
 	}
-	over := fmt.Sprint("one name too many")
+	over := strings.Clone("one name too many")
 	if got := in.Get(over); got != over || addr(got) != addr(over) {
 		t.Fatalf("past the bound Get copied %q", over)
 	}
