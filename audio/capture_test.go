@@ -100,7 +100,7 @@ func TestCapture(t *testing.T) {
 	half := writeFile(t, filepath.Join(dir, "a.wav"), wavBytes(44100, 2, 22050, sine(440, 0.5, 44100)))
 	halfFLAC := ffmpegSine(t, dir, "b.flac", 660, 0.5, 44100)
 	var aac, opus, albumA, albumB string
-	if haveFFmpeg {
+	if haveFFmpeg() {
 		half := "aevalsrc=exprs=0.5*sin(2*PI*440*t):c=stereo:s=%d:d=1"
 		aac = ffmpegMake(t, dir, "tone.m4a", fmt.Sprintf(half, 44100), "-c:a", "aac", "-b:a", "192k")
 		opus = ffmpegMake(t, dir, "tone.opus", fmt.Sprintf(half, 48000), "-c:a", "libopus", "-b:a", "160k")
@@ -245,7 +245,7 @@ func TestCapture(t *testing.T) {
 
 	for _, c := range []struct{ name, file string }{{"aac", aac}, {"opus", opus}} {
 		t.Run(c.name, func(t *testing.T) {
-			if !haveFFmpeg {
+			if !haveFFmpeg() {
 				t.Skip("built without FFmpeg")
 			}
 			check(t, "tone", []string{c.file}, judgeTone(c.name, 0.07))
@@ -253,7 +253,7 @@ func TestCapture(t *testing.T) {
 	}
 
 	t.Run("gapless-aac-album", func(t *testing.T) {
-		if !haveFFmpeg {
+		if !haveFFmpeg() {
 			t.Skip("built without FFmpeg")
 		}
 		check(t, "gapless", []string{albumA, albumB}, func(j *judgement, run childRun, x []int16, wall func(int) time.Time) {

@@ -63,7 +63,7 @@ type Decoder struct {
 // *NeedsFFmpegError without FFmpeg), ErrNoAudio, ErrProtected, ErrCorrupt
 // or ErrTooLarge, or are the reader's own.
 func NewDecoder(r io.ReadSeeker, name string, sampleRate int) (*Decoder, error) {
-	return newDecoder(r, name, sampleRate, haveFFmpeg)
+	return newDecoder(r, name, sampleRate, haveFFmpeg())
 }
 
 func newDecoder(r io.ReadSeeker, name string, sampleRate int, useFFmpeg bool) (d *Decoder, err error) {
@@ -87,13 +87,17 @@ func newDecoder(r io.ReadSeeker, name string, sampleRate int, useFFmpeg bool) (d
 
 // Decoders names the decoders of this build: "FFmpeg 5.1.6 (libavcodec
 // 59.37.100)", or "pure Go (MP3, Ogg Vorbis, FLAC, WAV)" in a build
-// without FFmpeg.
+// without FFmpeg (or where its libraries could not be loaded). It loads
+// FFmpeg's libraries when nothing did yet (see WhenLoaded).
 func Decoders() string {
-	if haveFFmpeg {
+	if haveFFmpeg() {
 		return ffmpegVersion()
 	}
-	return "pure Go (MP3, Ogg Vorbis, FLAC, WAV)"
+	return pureGoDecoders
 }
+
+// pureGoDecoders names the decoders of a build without FFmpeg.
+const pureGoDecoders = "pure Go (MP3, Ogg Vorbis, FLAC, WAV)"
 
 // Probe tells whether this build plays r: it opens a decoder as a Play
 // would and decodes the first moments (FFmpeg: its first frame, converted
@@ -102,7 +106,7 @@ func Decoders() string {
 // playing.
 func Probe(r io.ReadSeeker, name string) (info Info, err error) {
 	defer recoverAs(&err, "probe")
-	if haveFFmpeg {
+	if haveFFmpeg() {
 		format, err := Sniff(r, name)
 		if err != nil {
 			return Info{}, err

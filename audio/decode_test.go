@@ -19,7 +19,7 @@ type backend struct {
 // backends lists the pure-Go decoders and, in a build with it, FFmpeg.
 func backends() []backend {
 	b := []backend{{"go", false}}
-	if haveFFmpeg {
+	if haveFFmpeg() {
 		b = append(b, backend{"ffmpeg", true})
 	}
 	return b

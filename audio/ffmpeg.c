@@ -14,9 +14,67 @@
 #include <libavutil/mathematics.h>
 #include <libswresample/swresample.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "ffmpeg_dl.h"
+
 #if LIBAVUTIL_VERSION_INT < AV_VERSION_INT(57, 24, 100) || LIBAVCODEC_VERSION_INT < AV_VERSION_INT(59, 24, 100)
 #error "furudesk needs FFmpeg 5.1 or newer (libavutil 57.24, libavcodec 59.24); build with -tags noffmpeg to use the pure-Go decoders instead"
 #endif
+
+// The FFmpeg functions, found by fd_load (see ffmpeg_dl.h).
+#define X(name) __typeof__(name) *fd_dl_##name;
+FD_FUNCS(X)
+#undef X
+
+static pthread_once_t fd_load_once = PTHREAD_ONCE_INIT;
+static char fd_load_err[512];
+
+#define FD_STR2(x) #x
+#define FD_STR(x) FD_STR2(x)
+#if defined(__APPLE__)
+#define FD_SONAME(lib, major) "lib" lib "." FD_STR(major) ".dylib"
+#else
+#define FD_SONAME(lib, major) "lib" lib ".so." FD_STR(major)
+#endif
+
+static void fd_load_libs(void) {
+	// The major versions this file was compiled against: their ABI.
+	const char *names[] = {
+		FD_SONAME("avutil", LIBAVUTIL_VERSION_MAJOR),
+		FD_SONAME("swresample", LIBSWRESAMPLE_VERSION_MAJOR),
+		FD_SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR),
+		FD_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR),
+	};
+	enum { NLIBS = sizeof names / sizeof names[0] };
+	void *libs[NLIBS];
+	for (int i = 0; i < NLIBS; i++) {
+		libs[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+		if (!libs[i]) {
+			snprintf(fd_load_err, sizeof fd_load_err, "FFmpeg's %s could not be loaded: %s", names[i], dlerror());
+			return;
+		}
+	}
+#define X(name)                                                                           \
+	for (int i = 0; i < NLIBS && !fd_dl_##name; i++)                                  \
+		fd_dl_##name = (__typeof__(fd_dl_##name))dlsym(libs[i], #name);            \
+	if (!fd_dl_##name) {                                                              \
+		snprintf(fd_load_err, sizeof fd_load_err, "FFmpeg's libraries have no %s", #name); \
+		return;                                                                   \
+	}
+	FD_FUNCS(X)
+#undef X
+}
+
+const char *fd_load(void) {
+	pthread_once(&fd_load_once, fd_load_libs);
+	return fd_load_err[0] ? fd_load_err : NULL;
+}
+
+unsigned fd_avcodec_version(void) { return avcodec_version(); }
+
+const char *fd_av_version_info(void) { return av_version_info(); }
 
 // The Go side of the I/O (ffmpeg.go).
 extern int furudeskAVRead(uintptr_t h, uint8_t *buf, int size);

@@ -18,9 +18,8 @@ package audio
 
 /*
 #cgo pkg-config: libavformat libavcodec libswresample libavutil
+#cgo LDFLAGS: -ldl
 #include <stdlib.h>
-#include <libavcodec/avcodec.h>
-#include <libavutil/avutil.h>
 #include "ffmpeg.h"
 */
 import "C"
@@ -30,16 +29,75 @@ import (
 	"fmt"
 	"io"
 	"runtime/cgo"
+	"sync"
 	"unsafe"
 )
 
-// haveFFmpeg reports that this build decodes through FFmpeg.
-const haveFFmpeg = true
+// FFmpeg's libraries are loaded when something is first decoded or
+// probed (ffmpeg_dl.h), not when the process starts: furudesk ctl, and a
+// window over a library scanned before, never map them and the hundred
+// libraries they pull in (14 MB of a window's memory, most of the 50 ms
+// that starting a ctl command took). Where they cannot be loaded, the
+// pure-Go decoders play what they can and the scan names what needs
+// FFmpeg, as in a build without it.
+var ffmpegLoad struct {
+	once sync.Once
+	err  error
 
-// ffmpegVersion is the version of the FFmpeg libraries linked in.
-func ffmpegVersion() string {
-	v := uint(C.avcodec_version())
-	return fmt.Sprintf("FFmpeg %s (libavcodec %d.%d.%d)", C.GoString(C.av_version_info()), v>>16, v>>8&0xff, v&0xff)
+	mu     sync.Mutex
+	loaded bool
+	told   []func(string) // WhenLoaded's, until the load
+}
+
+// ffmpegErr loads FFmpeg's libraries at its first call: nil once they are
+// there, else why not.
+func ffmpegErr() error {
+	ffmpegLoad.once.Do(func() {
+		if why := C.fd_load(); why != nil {
+			ffmpegLoad.err = fmt.Errorf("audio: %s", C.GoString(why))
+		}
+		ffmpegLoad.mu.Lock()
+		ffmpegLoad.loaded = true
+		told := ffmpegLoad.told
+		ffmpegLoad.told = nil
+		ffmpegLoad.mu.Unlock()
+		d := loadedDecoders(ffmpegLoad.err)
+		for _, f := range told {
+			go f(d)
+		}
+	})
+	return ffmpegLoad.err
+}
+
+// WhenLoaded calls f, on a goroutine of its own, with Decoders() once the
+// decoders are ready: when FFmpeg's libraries were loaded (or failed to),
+// at the first decode or probe; at once when that happened already. It
+// does not load them.
+func WhenLoaded(f func(decoders string)) {
+	ffmpegLoad.mu.Lock()
+	defer ffmpegLoad.mu.Unlock()
+	if !ffmpegLoad.loaded {
+		ffmpegLoad.told = append(ffmpegLoad.told, f)
+		return
+	}
+	go f(Decoders())
+}
+
+// haveFFmpeg reports that this process decodes through FFmpeg (this
+// build has it and its libraries loaded).
+func haveFFmpeg() bool { return ffmpegErr() == nil }
+
+// ffmpegVersion is the version of the FFmpeg libraries loaded.
+func ffmpegVersion() string { return loadedDecoders(ffmpegErr()) }
+
+// loadedDecoders names the decoders once FFmpeg's libraries were loaded
+// (err nil) or failed to load.
+func loadedDecoders(err error) string {
+	if err != nil {
+		return pureGoDecoders + ", FFmpeg not loaded: " + err.Error()
+	}
+	v := uint(C.fd_avcodec_version())
+	return fmt.Sprintf("FFmpeg %s (libavcodec %d.%d.%d)", C.GoString(C.fd_av_version_info()), v>>16, v>>8&0xff, v&0xff)
 }
 
 // avSource is what FFmpeg's I/O callbacks read: the Go reader and the

@@ -55,6 +55,15 @@ const char *fd_error(fd_dec *d);
 // fd_close frees d and everything it holds.
 void fd_close(fd_dec *d);
 
+// fd_load loads FFmpeg's libraries, once: NULL when they are there, else
+// why not. Call it (and have it answer NULL) before any other fd_ function.
+const char *fd_load(void);
+
+// fd_avcodec_version and fd_av_version_info are libavcodec's version
+// number and FFmpeg's version string, once fd_load succeeded.
+unsigned fd_avcodec_version(void);
+const char *fd_av_version_info(void);
+
 // fd_live counts the decoders opened and not yet closed (for leak tests).
 long fd_live(void);
 

@@ -10,7 +10,11 @@ import (
 // A build without FFmpeg (-tags noffmpeg, cgo off, or macOS and Windows
 // without -tags ffmpeg): the pure-Go decoders play everything.
 
-const haveFFmpeg = false
+func haveFFmpeg() bool { return false }
+
+// WhenLoaded calls f, on a goroutine of its own, with Decoders(): the
+// pure-Go decoders are always ready.
+func WhenLoaded(f func(decoders string)) { go f(Decoders()) }
 
 func ffmpegVersion() string { return "" }
 

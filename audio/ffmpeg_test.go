@@ -18,7 +18,7 @@ import (
 // them.
 func needFFmpegBuild(t testing.TB) {
 	t.Helper()
-	if !haveFFmpeg {
+	if !haveFFmpeg() {
 		t.Skip("built without FFmpeg (-tags noffmpeg or cgo off)")
 	}
 }

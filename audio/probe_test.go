@@ -90,7 +90,7 @@ func TestProbeRefusesUndecodableFLAC(t *testing.T) {
 // bits, codec, length) is what a play's decoder tells, though the probe
 // skips libavformat's stream analysis.
 func TestProbeInfoMatchesPlay(t *testing.T) {
-	if !haveFFmpeg {
+	if !haveFFmpeg() {
 		t.Skip("the pure-Go probe decodes at its own output rate, not the file's")
 	}
 	dir := t.TempDir()

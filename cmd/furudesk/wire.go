@@ -81,7 +81,8 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if d.out, err = audio.Open(audio.Options{}); err != nil {
 		return fail(err)
 	}
-	logger.Info("audio", "decoders", audio.Decoders())
+	// FFmpeg loads at the first decode or probe, not now (see audio)
+	audio.WhenLoaded(func(decoders string) { logger.Info("audio", "decoders", decoders) })
 	cacheLimit, uploadRate := app.GroupLibrarySettings(d.store)
 	if d.gl, err = grouplib.New(grouplib.Config{Self: d.node.ID(), Net: d.node, Log: d.node, Store: d.store,
 		Files: app.GroupFiles(d.store), Dir: filepath.Join(opts.dataDir, "cache"), CacheLimit: cacheLimit,
