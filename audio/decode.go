@@ -87,14 +87,10 @@ func newDecoder(r io.ReadSeeker, name string, sampleRate int, useFFmpeg bool) (d
 
 // Decoders names the decoders of this build: "FFmpeg 5.1.6 (libavcodec
 // 59.37.100)", or "pure Go (MP3, Ogg Vorbis, FLAC, WAV)" in a build
-// without FFmpeg (or where its libraries could not be loaded). It loads
-// FFmpeg's libraries when nothing did yet (see WhenLoaded).
-func Decoders() string {
-	if haveFFmpeg() {
-		return ffmpegVersion()
-	}
-	return pureGoDecoders
-}
+// without FFmpeg (followed by why where its libraries could not be
+// loaded). It loads FFmpeg's libraries when nothing did yet (see
+// WhenLoaded).
+func Decoders() string { return decoders() }
 
 // pureGoDecoders names the decoders of a build without FFmpeg.
 const pureGoDecoders = "pure Go (MP3, Ogg Vorbis, FLAC, WAV)"

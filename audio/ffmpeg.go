@@ -80,15 +80,16 @@ func WhenLoaded(f func(decoders string)) {
 		ffmpegLoad.told = append(ffmpegLoad.told, f)
 		return
 	}
-	go f(Decoders())
+	go f(decoders())
 }
 
 // haveFFmpeg reports that this process decodes through FFmpeg (this
 // build has it and its libraries loaded).
 func haveFFmpeg() bool { return ffmpegErr() == nil }
 
-// ffmpegVersion is the version of the FFmpeg libraries loaded.
-func ffmpegVersion() string { return loadedDecoders(ffmpegErr()) }
+// decoders is Decoders: FFmpeg's version, or the pure-Go decoders and why
+// FFmpeg's libraries could not be loaded.
+func decoders() string { return loadedDecoders(ffmpegErr()) }
 
 // loadedDecoders names the decoders once FFmpeg's libraries were loaded
 // (err nil) or failed to load.
@@ -198,6 +199,9 @@ type ffReader struct {
 // rate 0 keeps the stream's own rate (a probe).
 func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader, Info, error) {
 	info := Info{Format: format, SampleRate: rate, Channels: 2, Frames: -1}
+	if err := ffmpegErr(); err != nil { // fd_open needs the libraries
+		return nil, info, err
+	}
 	demux, ok := demuxers[format]
 	if !ok {
 		return nil, info, fmt.Errorf("%w: %q", ErrUnknownFormat, name)

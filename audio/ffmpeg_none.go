@@ -14,9 +14,9 @@ func haveFFmpeg() bool { return false }
 
 // WhenLoaded calls f, on a goroutine of its own, with Decoders(): the
 // pure-Go decoders are always ready.
-func WhenLoaded(f func(decoders string)) { go f(Decoders()) }
+func WhenLoaded(f func(decoders string)) { go f(pureGoDecoders) }
 
-func ffmpegVersion() string { return "" }
+func decoders() string { return pureGoDecoders }
 
 type ffReader struct{}
 
