@@ -306,11 +306,10 @@ func (c *catalog) packGroups() {
 		albums[i] = *a
 		b := &albums[i]
 		b.tracks = list(a.tracks)
-		if b.coverID == b.id {
-			b.id = pack.Text(b.id)
+		same := b.coverID == b.id
+		b.id = pack.Text(b.id)
+		if same {
 			b.coverID = b.id
-		} else {
-			b.id = pack.Text(b.id)
 		}
 		c.albums[i] = b
 	}

@@ -126,42 +126,38 @@ func (textRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
 // truncates reports whether o is a text cut short with an ellipsis when
 // narrower than its text.
 func truncates(o fyne.CanvasObject) bool {
-	switch t := o.(type) {
-	case *widget.Hyperlink:
-		return t.Truncation != fyne.TextTruncateOff
-	case *widget.Label:
-		return t.Truncation != fyne.TextTruncateOff
-	case *subtle:
-		return t.Truncation != fyne.TextTruncateOff
-	}
-	return false
+	_, _, _, ok := truncatingText(o)
+	return ok
 }
 
 // naturalWidth is how wide o is with its whole text: a truncating text's
 // minimum size is that of its ellipsis.
 func naturalWidth(o fyne.CanvasObject) float32 {
-	if !truncates(o) {
+	text, style, size, ok := truncatingText(o)
+	if !ok {
 		return o.MinSize().Width
-	}
-	text, style, size := "", fyne.TextStyle{}, theme.SizeNameText
-	switch t := o.(type) {
-	case *widget.Hyperlink:
-		text, style = t.Text, t.TextStyle
-		if t.SizeName != "" {
-			size = t.SizeName
-		}
-	case *widget.Label:
-		text, style = t.Text, t.TextStyle
-		if t.SizeName != "" {
-			size = t.SizeName
-		}
-	case *subtle:
-		text, style = t.Text, t.TextStyle
-		if t.SizeName != "" {
-			size = t.SizeName
-		}
 	}
 	// a pixel to spare: at exactly its width, rounding makes the text cut
 	// itself short ("Desk" came out "De…")
 	return fyne.MeasureText(text, theme.Size(size), style).Width + 2*theme.InnerPadding() + 1
+}
+
+// truncatingText is o's text, style and size when o is a label or link
+// that truncates with an ellipsis (ok), what textRow measures.
+func truncatingText(o fyne.CanvasObject) (text string, style fyne.TextStyle, size fyne.ThemeSizeName, ok bool) {
+	var trunc fyne.TextTruncation
+	switch t := o.(type) {
+	case *widget.Hyperlink:
+		text, style, size, trunc = t.Text, t.TextStyle, t.SizeName, t.Truncation
+	case *widget.Label:
+		text, style, size, trunc = t.Text, t.TextStyle, t.SizeName, t.Truncation
+	case *subtle:
+		text, style, size, trunc = t.Text, t.TextStyle, t.SizeName, t.Truncation
+	default:
+		return "", fyne.TextStyle{}, "", false
+	}
+	if size == "" {
+		size = theme.SizeNameText
+	}
+	return text, style, size, trunc != fyne.TextTruncateOff
 }
