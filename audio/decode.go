@@ -85,8 +85,10 @@ func newDecoder(r io.ReadSeeker, name string, sampleRate int, useFFmpeg bool) (d
 	return newGoDecoder(r, format, name, sampleRate)
 }
 
-// Decoders names the decoders of this build: "FFmpeg 5.1.6 (libavcodec
-// 59.37.100)", or "pure Go (MP3, Ogg Vorbis, FLAC, WAV)" in a build
+// Decoders names the decoders of this build: "FFmpeg 5.1.9-0+deb12u1
+// (libavcodec 59.37.100, audio-only build in /opt/furudesk/bin/ffmpeg)"
+// (or "the system's" libraries, and why not the audio-only build's where
+// they could not be loaded), or "pure Go (MP3, Ogg Vorbis, FLAC, WAV)" in a build
 // without FFmpeg (followed by why where its libraries could not be
 // loaded). It loads FFmpeg's libraries when nothing did yet (see
 // WhenLoaded).

@@ -39,25 +39,52 @@ static char fd_load_err[512];
 #define FD_SONAME(lib, major) "lib" lib ".so." FD_STR(major)
 #endif
 
-static void fd_load_libs(void) {
+enum { FD_NLIBS = 4 };
+
+// fd_open_libs opens the four libraries, in the order they need each other,
+// from dir (a folder of libraries built for furudesk: scripts/build-ffmpeg.sh)
+// or, with dir NULL, from the system's search path. Opened in that order,
+// each library's own needs are the ones already loaded (the loader matches
+// them by soname), so a folder's libavcodec does not pull in the system's
+// libavutil. On failure it closes what it opened and says why in err.
+static int fd_open_libs(const char *dir, void *libs[FD_NLIBS], char *err, size_t errlen) {
 	// The major versions this file was compiled against: their ABI.
-	const char *names[] = {
+	const char *names[FD_NLIBS] = {
 		FD_SONAME("avutil", LIBAVUTIL_VERSION_MAJOR),
 		FD_SONAME("swresample", LIBSWRESAMPLE_VERSION_MAJOR),
 		FD_SONAME("avcodec", LIBAVCODEC_VERSION_MAJOR),
 		FD_SONAME("avformat", LIBAVFORMAT_VERSION_MAJOR),
 	};
-	enum { NLIBS = sizeof names / sizeof names[0] };
-	void *libs[NLIBS];
-	for (int i = 0; i < NLIBS; i++) {
-		libs[i] = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	for (int i = 0; i < FD_NLIBS; i++) {
+		char path[4096];
+		const char *name = names[i];
+		if (dir) {
+			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+			name = path;
+		}
+		libs[i] = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 		if (!libs[i]) {
-			snprintf(fd_load_err, sizeof fd_load_err, "FFmpeg's %s could not be loaded: %s", names[i], dlerror());
-			return;
+			snprintf(err, errlen, "FFmpeg could not be loaded: %s", dlerror());
+			while (--i >= 0)
+				dlclose(libs[i]);
+			return -1;
 		}
 	}
+	return 0;
+}
+
+static const char *fd_load_dir;
+static char fd_dir_err[512]; // why fd_load_dir's libraries are not the ones loaded
+static int fd_from_dir;
+
+static void fd_load_libs(void) {
+	void *libs[FD_NLIBS];
+	if (fd_load_dir && fd_load_dir[0] && fd_open_libs(fd_load_dir, libs, fd_dir_err, sizeof fd_dir_err) == 0)
+		fd_from_dir = 1;
+	else if (fd_open_libs(NULL, libs, fd_load_err, sizeof fd_load_err) != 0)
+		return;
 #define X(name)                                                                           \
-	for (int i = 0; i < NLIBS && !fd_dl_##name; i++)                                  \
+	for (int i = 0; i < FD_NLIBS && !fd_dl_##name; i++)                               \
 		fd_dl_##name = (__typeof__(fd_dl_##name))dlsym(libs[i], #name);            \
 	if (!fd_dl_##name) {                                                              \
 		snprintf(fd_load_err, sizeof fd_load_err, "FFmpeg's libraries have no %s", #name); \
@@ -67,10 +94,16 @@ static void fd_load_libs(void) {
 #undef X
 }
 
-const char *fd_load(void) {
+const char *fd_load(const char *dir) {
+	fd_load_dir = dir; // read only by the first call's fd_load_libs
 	pthread_once(&fd_load_once, fd_load_libs);
+	fd_load_dir = NULL;
 	return fd_load_err[0] ? fd_load_err : NULL;
 }
+
+int fd_loaded_from_dir(void) { return fd_from_dir; }
+
+const char *fd_dir_error(void) { return fd_dir_err; }
 
 unsigned fd_avcodec_version(void) { return avcodec_version(); }
 

@@ -28,6 +28,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/cgo"
 	"sync"
 	"unsafe"
@@ -53,7 +55,9 @@ var ffmpegLoad struct {
 // there, else why not.
 func ffmpegErr() error {
 	ffmpegLoad.once.Do(func() {
-		if why := C.fd_load(); why != nil {
+		dir := C.CString(ffmpegDir())
+		defer C.free(unsafe.Pointer(dir))
+		if why := C.fd_load(dir); why != nil {
 			ffmpegLoad.err = fmt.Errorf("audio: %s", C.GoString(why))
 		}
 		ffmpegLoad.mu.Lock()
@@ -98,7 +102,40 @@ func loadedDecoders(err error) string {
 		return pureGoDecoders + ", FFmpeg not loaded: " + err.Error()
 	}
 	v := uint(C.fd_avcodec_version())
-	return fmt.Sprintf("FFmpeg %s (libavcodec %d.%d.%d)", C.GoString(C.fd_av_version_info()), v>>16, v>>8&0xff, v&0xff)
+	from := "the system's"
+	if C.fd_loaded_from_dir() != 0 {
+		from = "audio-only build in " + ffmpegDir()
+	} else if why := C.GoString(C.fd_dir_error()); why != "" {
+		from += ", not the audio-only build: " + why
+	}
+	return fmt.Sprintf("FFmpeg %s (libavcodec %d.%d.%d, %s)", C.GoString(C.fd_av_version_info()), v>>16, v>>8&0xff, v&0xff, from)
+}
+
+// FFmpegDirEnv names the folder of the FFmpeg libraries built for
+// furudesk (scripts/build-ffmpeg.sh: audio only, without the hundred
+// libraries the system's pull in). Set, even empty, it is the only one
+// looked at; unset, the folder ffmpeg beside the executable (bin/ffmpeg of
+// a build) and lib/furudesk/ffmpeg beside its folder (an installed
+// package) are. Without such a folder the system's libraries are loaded.
+const FFmpegDirEnv = "FURUDESK_FFMPEG_DIR"
+
+// ffmpegDir is the folder of FFmpeg's libraries built for furudesk, or ""
+// for the system's.
+func ffmpegDir() string {
+	if dir, ok := os.LookupEnv(FFmpegDirEnv); ok {
+		return dir
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	bin := filepath.Dir(exe)
+	for _, dir := range []string{filepath.Join(bin, "ffmpeg"), filepath.Join(bin, "..", "lib", "furudesk", "ffmpeg")} {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return filepath.Clean(dir)
+		}
+	}
+	return ""
 }
 
 // avSource is what FFmpeg's I/O callbacks read: the Go reader and the

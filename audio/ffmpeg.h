@@ -55,9 +55,14 @@ const char *fd_error(fd_dec *d);
 // fd_close frees d and everything it holds.
 void fd_close(fd_dec *d);
 
-// fd_load loads FFmpeg's libraries, once: NULL when they are there, else
-// why not. Call it (and have it answer NULL) before any other fd_ function.
-const char *fd_load(void);
+// fd_load loads FFmpeg's libraries, once: from the folder dir when it has
+// them (dir may be NULL or ""), else the system's. NULL when they are
+// there, else why not. Call it (and have it answer NULL) before any other
+// fd_ function. fd_loaded_from_dir says whether dir's were loaded, and
+// fd_dir_error why not when dir had them but they could not be loaded.
+const char *fd_load(const char *dir);
+int fd_loaded_from_dir(void);
+const char *fd_dir_error(void);
 
 // fd_avcodec_version and fd_av_version_info are libavcodec's version
 // number and FFmpeg's version string, once fd_load succeeded.
