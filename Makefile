@@ -10,7 +10,7 @@ SOAK ?= 20m
 BROWSE ?= 30m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean
+.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean
 
 all: build
 
@@ -26,8 +26,20 @@ test-deps:
 # (fonts-noto-color-emoji on Debian and Ubuntu desktops).
 BUILDTAGS := no_emoji
 
-build: deps
+build: deps ffmpeg
 	$(GO) build -tags "$(BUILDTAGS)" -ldflags "$(LDFLAGS)" -o bin/furudesk ./cmd/furudesk
+
+# ffmpeg: FFmpeg's libraries for audio only (scripts/build-ffmpeg.sh), in
+# bin/ffmpeg beside the binary, which loads them rather than the system's
+# (those pull in about 120 other libraries: 25 MB of the window's memory).
+# Built once, from the distribution's source package of the installed
+# FFmpeg (about a minute and a half). Without them (no source to be had)
+# the system's are loaded: the build goes on.
+ffmpeg: deps
+	@scripts/build-ffmpeg.sh bin/ffmpeg || echo "make: FFmpeg's audio-only libraries were not built: furudesk loads the system's"
+
+# The tests load the libraries furudesk ships with when they were built.
+WITH_FFMPEG = if [ -d "$(CURDIR)/bin/ffmpeg" ]; then export FURUDESK_FFMPEG_DIR="$(CURDIR)/bin/ffmpeg"; fi;
 
 ## run: build and start the player (ARGS="--data-dir /tmp/x" to pass flags)
 run: build
@@ -56,8 +68,8 @@ crosscheck:
 staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
-unit:
-	$(GO) test -count=1 ./...
+unit: ffmpeg
+	$(WITH_FFMPEG) $(GO) test -count=1 ./...
 
 # The build without FFmpeg (its pure-Go decoders, what macOS and Windows
 # builds have unless built with -tags ffmpeg): decoding and scanning; the
@@ -66,8 +78,8 @@ unit-noffmpeg:
 	$(GO) vet -tags noffmpeg ./audio/ ./library/
 	$(GO) test -count=1 -tags noffmpeg -skip 'TestCapture|TestNoAudioServer|TestStartupOnIdleSink' ./audio/ ./library/
 
-race:
-	$(GO) test -count=1 -race $$(for d in engine app library grouplib devicesync; do [ -d $$d ] && echo ./$$d/...; done)
+race: ffmpeg
+	$(WITH_FFMPEG) $(GO) test -count=1 -race $$(for d in engine app library grouplib devicesync; do [ -d $$d ] && echo ./$$d/...; done)
 
 smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png
@@ -76,9 +88,9 @@ smoke: build test-deps
 ## the real binary's desktop benchmarks (BROWSE=5m shortens the browsing)
 bench: bench-go bench-desktop bench-large
 
-bench-go: deps
+bench-go: deps ffmpeg
 	@mkdir -p bin
-	set -o pipefail; $(GO) test -run '^$$' -bench . -benchmem -timeout 2h ./... | tee bin/bench.txt
+	set -o pipefail; $(WITH_FFMPEG) $(GO) test -run '^$$' -bench . -benchmem -timeout 2h ./... | tee bin/bench.txt
 
 bench-tools: build
 	$(GO) build -o bin/deskbench ./internal/benchlib/deskbench
@@ -102,11 +114,12 @@ sim:
 ## soak: the chaos run of four devices (kill -9, SIGTERM, SIGSTOP, transfers,
 ## control bursts) for $(SOAK); it fails on an ownership change with a live
 ## owner, a rewind or a silence beyond owner_timeout + 1 s.
-soak: test-deps
-	$(GO) test -count=1 ./cmd/furudesk -run 'TestSoak$$' -soak=$(SOAK) -v -timeout 0
+soak: test-deps ffmpeg
+	$(WITH_FFMPEG) $(GO) test -count=1 ./cmd/furudesk -run 'TestSoak$$' -soak=$(SOAK) -v -timeout 0
 
 ## package: the Linux release archive dist/furudesk.tar.xz (binary,
-## furudesk.desktop, icon and an install Makefile) made by `fyne package`.
+## furudesk.desktop, icon and an install Makefile) made by `fyne package`,
+## with FFmpeg's audio-only libraries added (scripts/package-ffmpeg.sh).
 # FyneApp.toml is staged without its ID so the desktop file is named
 # furudesk.desktop, the DesktopEntry that MPRIS announces; the stub Go file
 # is there because fyne package wants Go code in its directory even when it
@@ -118,10 +131,11 @@ package: build
 	cp assets/icon.png dist/stage/icon.png
 	cd dist/stage && $(GO) run $(FYNE) package -os linux -release -exe ../../bin/furudesk -name furudesk -icon icon.png
 	mv dist/stage/furudesk.tar.xz dist/furudesk.tar.xz && rm -rf dist/stage
+	scripts/package-ffmpeg.sh dist/furudesk.tar.xz bin/ffmpeg
 	@list=$$(tar -tJf dist/furudesk.tar.xz); \
 	for f in Makefile usr/local/bin/furudesk usr/local/share/applications/furudesk.desktop usr/local/share/pixmaps/furudesk.png; do \
 	  grep -qx "furudesk/$$f" <<<"$$list" || { echo "package: furudesk/$$f missing from dist/furudesk.tar.xz:"; echo "$$list"; exit 1; }; done
 	@echo "package: dist/furudesk.tar.xz"
 
 clean:
-	rm -rf bin
+	rm -rf bin build

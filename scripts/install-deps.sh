@@ -3,7 +3,9 @@
 # Ubuntu machine, and nothing when it is already there: a warm machine pays
 # one dpkg query. Run as root, or as a user with sudo.
 #
-#   scripts/install-deps.sh          build + run (cgo: GL, X11, ALSA, FFmpeg's libraries)
+#   scripts/install-deps.sh          build + run (cgo: GL, X11, ALSA, FFmpeg's libraries,
+#                                    and what building FFmpeg for audio only takes:
+#                                    scripts/build-ffmpeg.sh)
 #   scripts/install-deps.sh --test   also what the tests use (Xvfb, PulseAudio,
 #                                    sox, ffmpeg, ImageMagick, D-Bus, playerctl,
 #                                    a window manager and xdotool to drive it)
@@ -13,7 +15,7 @@ set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev
-  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev)
+  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev make nasm patch xz-utils)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
   libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
 bench_pkgs=(python3 python3-xlib)

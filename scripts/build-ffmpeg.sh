@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Builds the FFmpeg libraries furudesk decodes with into OUT (bin/ffmpeg):
+# libavutil, libswresample, libavcodec and libavformat of the same version
+# as the system's FFmpeg development files (the headers furudesk is
+# compiled against), from the distribution's own source package, with
+# only what a music player uses: the demuxers audio/ffmpeg.c forces (MP3,
+# Ogg, WAV, FLAC, MP4/MOV, ADTS AAC, AIFF), the audio decoders found in
+# them, their parsers and libswresample. No external library, no network
+# protocol, no video.
+#
+# Why: the system's libavcodec and libavformat pull in about 120 other
+# libraries when loaded (x265, librsvg, gnutls, libopenmpt…), 25 MB of a
+# window's resident memory for code a music player never runs. These four
+# need only libc and libm. audio/ffmpeg.c loads them from bin/ffmpeg (or
+# $FURUDESK_FFMPEG_DIR) when they are there, else the system's.
+#
+# The source comes through apt (apt-get source with the machine's own
+# sources turned into deb-src in a private state folder), so it is checked
+# against the archive's signed index like any package. Run again, it does
+# nothing when OUT holds this version built with these options. It fails
+# (and leaves OUT as it was) when the source cannot be had: furudesk then
+# uses the system's libraries.
+#
+#   scripts/build-ffmpeg.sh OUT [WORK]
+set -euo pipefail
+out=$1
+work=${2:-$(dirname "$0")/../build/ffmpeg}
+mkdir -p "$work"
+work=$(realpath "$work")
+
+version=$(dpkg-query -W -f='${Version}' libavcodec-dev 2>/dev/null || true)
+source_pkg=$(dpkg-query -W -f='${source:Package}' libavcodec-dev 2>/dev/null || true)
+if [ -z "$version" ] || [ -z "$source_pkg" ]; then
+  echo "build-ffmpeg: libavcodec-dev is not installed (scripts/install-deps.sh)" >&2
+  exit 1
+fi
+
+# What a music player decodes: the containers audio/ffmpeg.c forces and
+# the audio codecs found in them.
+demuxers=mp3,ogg,wav,flac,mov,aac,aiff
+decoders='aac,aac_fixed,aac_latm,alac,flac,mp1,mp1float,mp2,mp2float,mp3,mp3float,mp3adu,mp3adufloat,mp3on4,mp3on4float'
+decoders+=',opus,vorbis,ac3,ac3_fixed,eac3,dca,truehd,mlp,tta,wavpack,ape,gsm,gsm_ms,mace3,mace6,qdm2'
+decoders+=',amrnb,amrwb,qcelp,ilbc,speex,adpcm_*,pcm_*'
+parsers=aac,aac_latm,ac3,flac,mpegaudio,opus,vorbis,dca,mlp
+asm=--enable-x86asm
+command -v nasm >/dev/null 2>&1 || asm=--disable-x86asm
+# FFmpeg names its version as the distribution's build does (5.1.9-0+deb12u1).
+extra_version=
+case "$version" in *-*) extra_version=--extra-version=${version##*-} ;; esac
+options=($extra_version --disable-everything --disable-autodetect --disable-programs --disable-doc
+  --disable-network --disable-avdevice --disable-avfilter --disable-swscale --disable-postproc
+  --enable-shared --disable-static --enable-pic --disable-debug --enable-swresample "$asm"
+  "--enable-demuxer=$demuxers" "--enable-decoder=$decoders" "--enable-parser=$parsers")
+stamp="$source_pkg $version ${options[*]}"
+if [ -f "$out/BUILT" ] && [ "$(cat "$out/BUILT")" = "$stamp" ]; then
+  exit 0
+fi
+
+echo "build-ffmpeg: FFmpeg $version for audio only, into $out"
+# apt-get source, with the machine's sources as deb-src, in a private state
+# folder: nothing of the system's apt configuration changes.
+apt_dir="$work/apt"
+rm -rf "$apt_dir"
+mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$apt_dir/parts"
+: >"$apt_dir/sources.list"
+if [ -f /etc/apt/sources.list ]; then
+  sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' /etc/apt/sources.list >>"$apt_dir/sources.list"
+fi
+for f in /etc/apt/sources.list.d/*.list; do
+  [ -f "$f" ] && sed -n 's/^[[:space:]]*deb[[:space:]]/deb-src /p' "$f" >"$apt_dir/parts/$(basename "$f")"
+done
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ -f "$f" ] && sed 's/^Types:.*/Types: deb-src/' "$f" >"$apt_dir/parts/$(basename "$f")"
+done
+apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o "Dir::Etc::SourceParts=$apt_dir/parts"
+  -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache" -o Debug::NoLocking=1
+  -o APT::Sandbox::User=root -qq)
+apt-get "${apt_opts[@]}" update
+src="$work/src"
+rm -rf "$src"
+mkdir -p "$src"
+(cd "$src" && apt-get "${apt_opts[@]}" source --download-only "$source_pkg=$version")
+orig=$(ls "$src"/*.orig.tar.* | head -1)
+tree="$src/tree"
+mkdir -p "$tree"
+tar -xf "$orig" -C "$tree" --strip-components=1
+# The distribution's patches, in its order.
+debian=$(ls "$src"/*.debian.tar.* 2>/dev/null | head -1 || true)
+if [ -n "$debian" ]; then
+  tar -xf "$debian" -C "$tree"
+  if [ -f "$tree/debian/patches/series" ]; then
+    grep -v '^[[:space:]]*\(#\|$\)' "$tree/debian/patches/series" | while read -r p _; do
+      patch -s -d "$tree" -p1 <"$tree/debian/patches/$p"
+    done
+  fi
+fi
+
+prefix="$work/prefix"
+rm -rf "$prefix"
+(cd "$tree" && ./configure --prefix="$prefix" "${options[@]}" >"$work/configure.log" 2>&1) ||
+  { tail -20 "$work/configure.log" >&2; exit 1; }
+make -C "$tree" -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -30 "$work/make.log" >&2; exit 1; }
+make -C "$tree" install >>"$work/make.log" 2>&1
+
+# The four libraries under their sonames, as audio/ffmpeg.c loads them.
+next="$out.new"
+rm -rf "$next"
+mkdir -p "$next"
+for lib in avutil swresample avcodec avformat; do
+  soname=$(basename "$(ls "$prefix/lib/lib$lib.so."[0-9]* | sort | head -1)")
+  cp -L "$prefix/lib/$soname" "$next/$soname"
+done
+printf '%s\n' "$stamp" >"$next/BUILT"
+rm -rf "$out"
+mv "$next" "$out"
+rm -rf "$src" "$apt_dir"
+echo "build-ffmpeg: $(ls "$out" | tr '\n' ' ')"
