@@ -358,3 +358,19 @@ func heapSpans() spans {
 	runtime.ReadMemStats(&m)
 	return spans{inuse: m.HeapInuse}
 }
+
+// BenchmarkTrackByContentID looks one track up, as the status does for
+// the playing one several times a second: B/op is what each lookup
+// allocates, its names' block included (a block of strpack.BlockSize per
+// lookup before the blocks grew from small ones).
+func BenchmarkTrackByContentID(b *testing.B) {
+	ts := benchCatalog(1000)
+	s := benchStore(b, ts)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.TrackByContentID(ts[i%len(ts)].ContentID); err != nil {
+			b.Fatalf("track %d: %v", i%len(ts), err)
+		}
+	}
+}

@@ -12,18 +12,36 @@ package strpack
 
 import "strings"
 
-// BlockSize is the size of the blocks strings are copied into: large
-// enough to be pages of the Go heap of their own (freed whole), small
-// enough that one string kept from an older read (a cache's key, a
+// BlockSize is the size of the largest blocks strings are copied into:
+// large enough to be pages of the Go heap of their own (freed whole),
+// small enough that one string kept from an older read (a cache's key, a
 // label's text) keeps little of it.
 const BlockSize = 64 << 10
 
-// Packer copies strings and lists of strings end to end into blocks of
-// BlockSize bytes. Its zero value is ready to use; it is not safe for
-// concurrent use.
+// firstBlock is the size of a Packer's first block; each next one is
+// twice the last, up to BlockSize. A Packer that copies a few strings (a
+// query for one track, which the status makes several times a second
+// while playing) holds a block of that size, not of BlockSize, and one of
+// its strings kept (the status's title) keeps no more.
+const firstBlock = 512
+
+// Packer copies strings and lists of strings end to end into blocks
+// (firstBlock bytes, then twice that, up to BlockSize). Its zero value is
+// ready to use; it is not safe for concurrent use.
 type Packer struct {
-	b     strings.Builder
-	names []string
+	b         strings.Builder
+	block     int // the size of the last block of b, 0 before the first
+	names     []string
+	listBlock int // the same for names, in strings
+}
+
+// nextBlock is the size of the block after one of last (0: none yet):
+// first, then twice the last, up to most.
+func nextBlock(last, first, most int) int {
+	if last == 0 {
+		return first
+	}
+	return min(2*last, most)
 }
 
 // Text returns a copy of s in the current block.
@@ -32,8 +50,9 @@ func (p *Packer) Text(s string) string {
 		return ""
 	}
 	if p.b.Cap()-p.b.Len() < len(s) {
+		p.block = nextBlock(p.block, firstBlock, BlockSize)
 		p.b = strings.Builder{}
-		p.b.Grow(max(BlockSize, len(s)))
+		p.b.Grow(max(p.block, len(s)))
 	}
 	start := p.b.Len()
 	p.b.WriteString(s) // within the capacity: what was written stays in place
@@ -47,7 +66,9 @@ func (p *Packer) List(ss []string) []string {
 		return nil
 	}
 	if cap(p.names)-len(p.names) < len(ss) {
-		p.names = make([]string, 0, max(BlockSize/16, len(ss))) // a string is 16 bytes
+		// A string is 16 bytes: blocks of the same sizes as Text's.
+		p.listBlock = nextBlock(p.listBlock, firstBlock/16, BlockSize/16)
+		p.names = make([]string, 0, max(p.listBlock, len(ss)))
 	}
 	start := len(p.names)
 	p.names = append(p.names, ss...)

@@ -38,7 +38,12 @@ func TestPackedStringsShareBlocks(t *testing.T) {
 			runs++
 		}
 	}
-	if want := total/BlockSize + 1; runs > want {
+	// The blocks grow from firstBlock to BlockSize, doubling.
+	small := 0
+	for b := firstBlock; b < BlockSize; b *= 2 {
+		small++
+	}
+	if want := small + total/BlockSize + 1; runs > want {
 		t.Fatalf("%d bytes of strings in %d blocks, want at most %d", total, runs, want)
 	}
 	if p.Text("") != "" {
@@ -47,6 +52,29 @@ func TestPackedStringsShareBlocks(t *testing.T) {
 	long := strings.Repeat("x", 2*BlockSize)
 	if p.Text(long) != long {
 		t.Fatal("a string longer than a block was not packed whole")
+	}
+}
+
+// TestSmallReadsKeepSmallBlocks: a Packer that copied one track's names
+// holds a block of firstBlock bytes (and of as many bytes in lists), not
+// of BlockSize: the status asks storage for the playing track several
+// times a second, and keeps its title.
+func TestSmallReadsKeepSmallBlocks(t *testing.T) {
+	var p Packer
+	p.Text("Ágætis byrjun")
+	p.Text("Sigur Rós")
+	p.List([]string{"Sigur Rós", "Amiina"})
+	if c := p.b.Cap(); c > firstBlock {
+		t.Fatalf("two names hold a block of %d bytes, want at most %d", c, firstBlock)
+	}
+	if c := cap(p.names) * 16; c > firstBlock {
+		t.Fatalf("a list of two names holds a block of %d bytes, want at most %d", c, firstBlock)
+	}
+	for range 4000 {
+		p.Text("a name of twenty-six bytes")
+	}
+	if c := p.b.Cap(); c != BlockSize {
+		t.Fatalf("after 104 KB of names the block is %d bytes, want %d", c, BlockSize)
 	}
 }
 
