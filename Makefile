@@ -33,7 +33,7 @@ build: deps ffmpeg
 # bin/ffmpeg beside the binary, which loads them rather than the system's
 # (those pull in about 120 other libraries: 25 MB of the window's memory).
 # Built once, from the distribution's source package of the installed
-# FFmpeg (about a minute and a half). Without them (no source to be had)
+# FFmpeg (about a minute). Without them (no source to be had)
 # the system's are loaded: the build goes on.
 ffmpeg: deps
 	@scripts/build-ffmpeg.sh bin/ffmpeg || echo "make: FFmpeg's audio-only libraries were not built: furudesk loads the system's"
