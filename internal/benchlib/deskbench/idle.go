@@ -222,24 +222,38 @@ func (b *bench) browse(w *device, dur time.Duration) error {
 		}
 	}
 	take()
-	at5 := points[0]
-	for _, p := range points {
-		if p.at <= 5*time.Minute+15*time.Second {
-			at5 = p
+	// RSS at 5 minutes and at the end are medians of the samples around
+	// them (4-6 minutes, the last 2 minutes): a collection or a release
+	// just before one sample moves it by 10 MB.
+	around := func(from, to time.Duration) float64 {
+		var v []float64
+		for _, p := range points {
+			if p.at >= from && p.at <= to {
+				v = append(v, p.rss)
+			}
 		}
+		if len(v) == 0 {
+			return points[len(points)-1].rss
+		}
+		sort.Float64s(v)
+		return v[len(v)/2]
 	}
 	last := points[len(points)-1]
+	at5 := around(4*time.Minute, 6*time.Minute+15*time.Second)
+	end := around(last.at-2*time.Minute-15*time.Second, last.at)
 	gs := make([]int, len(points))
 	for i, p := range points {
 		gs[i] = p.goroutines
 	}
 	sort.Ints(gs)
 	var trail []string
+	peak := 0.0
 	for _, p := range points {
 		trail = append(trail, fmt.Sprintf("%.0f", p.rss))
+		peak = max(peak, p.rss)
 	}
-	b.report("browsing: %d actions in %v; RSS %.0f MB at start, %.0f MB at %v, %.0f MB at the end (%+.1f MB after the first 5 minutes); goroutines %d..%d (%d at the end); Go heap %.0f MB at the end; load %.2f",
-		actions, time.Since(t0).Round(time.Second), points[0].rss, at5.rss, at5.at.Round(time.Second), last.rss, last.rss-at5.rss,
+	b.report("browsing: %d actions in %v; RSS %.0f MB at start, %.0f MB at 5 minutes (median of 4-6 min), %.0f MB at the end (median of the last 2 min; %+.1f MB after the first 5 minutes), %.0f MB at most; goroutines %d..%d (%d at the end); Go heap %.0f MB at the end; load %.2f",
+		actions, time.Since(t0).Round(time.Second), points[0].rss, at5, end, end-at5, peak,
 		gs[0], gs[len(gs)-1], last.goroutines, last.heap, loadavg())
 	b.report("RSS every 30 s (MB): %s", strings.Join(trail, " "))
 	st, _ := w.stats()
