@@ -31,7 +31,7 @@ build: deps ffmpeg
 
 # ffmpeg: FFmpeg's libraries for audio only (scripts/build-ffmpeg.sh), in
 # bin/ffmpeg beside the binary, which loads them rather than the system's
-# (those pull in about 120 other libraries: 25 MB of the window's memory).
+# (those pull in about 120 other libraries: 24 MB of the window's memory).
 # Built once, from the distribution's source package of the installed
 # FFmpeg (about a minute). Without them (no source to be had)
 # the system's are loaded: the build goes on.

@@ -45,6 +45,7 @@ import (
 var ffmpegLoad struct {
 	once sync.Once
 	err  error
+	dir  string // the folder of the audio-only build asked for, "" for none
 
 	mu     sync.Mutex
 	loaded bool
@@ -55,7 +56,8 @@ var ffmpegLoad struct {
 // there, else why not.
 func ffmpegErr() error {
 	ffmpegLoad.once.Do(func() {
-		dir := C.CString(ffmpegDir())
+		ffmpegLoad.dir = ffmpegDir()
+		dir := C.CString(ffmpegLoad.dir)
 		defer C.free(unsafe.Pointer(dir))
 		if why := C.fd_load(dir); why != nil {
 			ffmpegLoad.err = fmt.Errorf("audio: %s", C.GoString(why))
@@ -96,7 +98,7 @@ func haveFFmpeg() bool { return ffmpegErr() == nil }
 func decoders() string { return loadedDecoders(ffmpegErr()) }
 
 // loadedDecoders names the decoders once FFmpeg's libraries were loaded
-// (err nil) or failed to load.
+// (err nil) or failed to load: only after (or in) ffmpegLoad.once.
 func loadedDecoders(err error) string {
 	if err != nil {
 		return pureGoDecoders + ", FFmpeg not loaded: " + err.Error()
@@ -104,7 +106,7 @@ func loadedDecoders(err error) string {
 	v := uint(C.fd_avcodec_version())
 	from := "the system's"
 	if C.fd_loaded_from_dir() != 0 {
-		from = "audio-only build in " + ffmpegDir()
+		from = "audio-only build in " + ffmpegLoad.dir
 	} else if why := C.GoString(C.fd_dir_error()); why != "" {
 		from += ", not the audio-only build: " + why
 	}

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,13 @@ func mappedLibs(t *testing.T) []string {
 	return libs
 }
 
+// The libraries of FFmpeg itself, and some of those the system's FFmpeg
+// pulls in (codecs for video, TLS, SVG…) that the audio-only build does not.
+var (
+	ffmpegLib       = regexp.MustCompile(`/lib(avutil|swresample|avcodec|avformat)\.so`)
+	systemFFmpegDep = regexp.MustCompile(`/lib(x26[45]|rsvg|gnutls|vpx|aom|openmpt|zvbi)`)
+)
+
 // TestFFmpegLoadsTheAudioOnlyBuild: with the audio-only FFmpeg of
 // scripts/build-ffmpeg.sh in FURUDESK_FFMPEG_DIR (make test builds it),
 // its four libraries are the ones loaded and decode, and none of the
@@ -72,12 +80,12 @@ func TestFFmpegLoadsTheAudioOnlyBuild(t *testing.T) {
 	var ours, others []string
 	for _, l := range mappedLibs(t) {
 		switch {
-		case regexp.MustCompile(`/lib(avutil|swresample|avcodec|avformat)\.so`).MatchString(l):
+		case ffmpegLib.MatchString(l):
 			if filepath.Dir(l) != filepath.Clean(dir) {
 				t.Errorf("%s is mapped, not the audio-only build's", l)
 			}
 			ours = append(ours, l)
-		case regexp.MustCompile(`/lib(x26[45]|rsvg|gnutls|vpx|aom|openmpt|zvbi)`).MatchString(l):
+		case systemFFmpegDep.MatchString(l):
 			others = append(others, l)
 		}
 	}
@@ -88,7 +96,7 @@ func TestFFmpegLoadsTheAudioOnlyBuild(t *testing.T) {
 }
 
 // TestFFmpegFallsBackToTheSystem: a folder whose libraries cannot be
-// loaded (here a truncated libavutil) leaves the system's FFmpeg to
+// loaded (here a libavutil that is no library) leaves the system's FFmpeg to
 // decode, and Decoders says why the folder's were not used.
 func TestFFmpegFallsBackToTheSystem(t *testing.T) {
 	dir := t.TempDir()
@@ -113,11 +121,7 @@ func TestFFmpegFallsBackToTheSystem(t *testing.T) {
 // mapsLibavcodec reports whether this process has libavcodec mapped.
 func mapsLibavcodec(t *testing.T) bool {
 	t.Helper()
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.Contains(string(maps), "libavcodec")
+	return slices.ContainsFunc(mappedLibs(t), func(l string) bool { return strings.Contains(filepath.Base(l), "libavcodec") })
 }
 
 // TestFFmpegLoadsAtFirstUse: a process maps FFmpeg's libraries only when
