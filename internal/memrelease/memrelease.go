@@ -8,9 +8,11 @@
 // it. Watch notices each collection (a cleanup of a throwaway object runs
 // after every cycle); once a burst of them (the user browsing) is
 // followed by a quiet while without any, it releases the room, once
-// (debug.FreeOSMemory in the window). An idle process (no collection, or
-// one now and then for a trickle of garbage) arms no timer and is woken
-// for nothing.
+// (debug.FreeOSMemory in the window). A long burst can also release as it
+// goes, at most once a given while (Watcher.DuringBursts), so that what a
+// user browsing for half an hour holds stays near what it uses. An idle
+// process (no collection, or one now and then for a trickle of garbage)
+// arms no timer and is woken for nothing.
 package memrelease
 
 import (
@@ -49,9 +51,14 @@ type Watcher struct {
 	last      time.Time // the last collection counted
 	timer     Timer
 	armed     bool
-	releasing bool
+	releasing int    // releases running
 	ownUntil  uint64 // collections up to this one were release's own
 	stopped   bool
+
+	every   time.Duration // DuringBursts: at most one release this often while busy
+	during  func()
+	since   time.Time // the burst's start, or its last release while busy
+	pending bool      // a release while busy is on its way
 }
 
 // Watch starts watching the collector: after a burst of collections (two
@@ -106,7 +113,7 @@ func (w *Watcher) collected() bool {
 	if w.stopped {
 		return false
 	}
-	if w.releasing || w.cycles() <= w.ownUntil {
+	if w.releasing > 0 || w.cycles() <= w.ownUntil {
 		return true // release's own collection
 	}
 	now := w.clock.Now()
@@ -119,6 +126,13 @@ func (w *Watcher) collected() bool {
 		return true
 	}
 	switch {
+	case !w.armed:
+		w.since = now
+	case w.during != nil && !w.pending && now.Sub(w.since) >= w.every:
+		w.since, w.pending = now, true
+		w.clock.AfterFunc(0, w.fireDuring)
+	}
+	switch {
 	case w.timer == nil:
 		w.timer = w.clock.AfterFunc(w.quiet, w.fire)
 	default:
@@ -128,6 +142,33 @@ func (w *Watcher) collected() bool {
 	return true
 }
 
+// DuringBursts makes a burst of collections longer than every call
+// during as it goes, at most once every while, besides the release at
+// its end. during runs on a timer goroutine and may collect: like
+// release's, its collections do not count.
+func (w *Watcher) DuringBursts(every time.Duration, during func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.every, w.during = every, during
+}
+
+// fireDuring is a release while the burst goes on.
+func (w *Watcher) fireDuring() {
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return
+	}
+	w.releasing++
+	during := w.during
+	w.mu.Unlock()
+	during()
+	w.mu.Lock()
+	w.releasing--
+	w.pending, w.ownUntil = false, max(w.ownUntil, w.cycles())
+	w.mu.Unlock()
+}
+
 // fire is the quiet while's end: release, once.
 func (w *Watcher) fire() {
 	w.mu.Lock()
@@ -135,11 +176,13 @@ func (w *Watcher) fire() {
 		w.mu.Unlock()
 		return
 	}
-	w.armed, w.releasing = false, true
+	w.armed = false
+	w.releasing++
 	w.mu.Unlock()
 	w.release()
 	w.mu.Lock()
-	w.releasing, w.ownUntil = false, w.cycles()
+	w.releasing--
+	w.ownUntil = max(w.ownUntil, w.cycles())
 	w.mu.Unlock()
 }
 
@@ -152,6 +195,12 @@ func (w *Watcher) Stop() {
 		w.timer.Stop()
 	}
 }
+
+// largeBlock is the size from which a C heap block gets a mapping of its
+// own (KeepLargeBlocksApart): glibc's starting threshold, 128 KiB. A
+// cover's texture (192×192 at 4 bytes a pixel) is above it, a row's text
+// below.
+const largeBlock = 128 << 10
 
 // FreeOSMemory gives back to the system what the process no longer uses:
 // the Go heap's spare room (debug.FreeOSMemory, which collects first) and

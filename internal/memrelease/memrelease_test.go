@@ -140,6 +140,51 @@ func TestReleasesOnceQuietAfterCollections(t *testing.T) {
 	}
 }
 
+// A user browsing for long: the room is released as it goes, at most
+// once a minute, and once more when the browsing stops; a short burst
+// only at its end.
+func TestLongBurstReleasesAsItGoes(t *testing.T) {
+	h := newHarness(10 * time.Second)
+	during := 0
+	h.w.DuringBursts(time.Minute, func() {
+		during++
+		h.gc() // FreeOSMemory's own collection
+	})
+	// Twenty seconds of browsing: too short to release before its end.
+	for range 5 {
+		h.gc()
+		h.clock.advance(4 * time.Second)
+	}
+	if during != 0 {
+		t.Fatalf("released %d times during a 20 s burst, want none before its end", during)
+	}
+	h.clock.advance(10 * time.Second)
+	if h.releases != 1 || during != 0 {
+		t.Fatalf("after a short burst: %d releases at its end and %d during it, want 1 and 0", h.releases, during)
+	}
+	// Ten minutes of browsing, a collection every 4 seconds.
+	for range 150 {
+		h.gc()
+		h.clock.advance(4 * time.Second)
+	}
+	if during < 9 || during > 10 {
+		t.Fatalf("released %d times during 10 minutes of browsing, want one a minute (9 or 10)", during)
+	}
+	if h.releases != 1 {
+		t.Fatalf("released %d times at a burst's end while it went on, want still 1", h.releases)
+	}
+	h.clock.advance(10 * time.Second)
+	if h.releases != 2 {
+		t.Fatalf("released %d times at the ends of two bursts, want 2", h.releases)
+	}
+	// Left alone, nothing more of either kind.
+	was := during
+	h.clock.advance(time.Hour)
+	if h.releases != 2 || during != was {
+		t.Fatalf("released while idle: %d at ends, %d during (was 2, %d)", h.releases, during, was)
+	}
+}
+
 func TestStopEndsReleases(t *testing.T) {
 	h := newHarness(time.Second)
 	h.gc()
@@ -180,5 +225,20 @@ func TestWatchSeesRealCollections(t *testing.T) {
 	case <-released:
 	case <-deadline:
 		t.Fatal("no release after a burst of collections and a quiet second")
+	}
+}
+
+// glibc takes the fixed threshold; the environment's wins.
+func TestKeepLargeBlocksApart(t *testing.T) {
+	if runtime.GOOS != "linux" || !cgoGlibc {
+		t.Skip("only glibc's C heap is tuned")
+	}
+	t.Setenv("MALLOC_MMAP_THRESHOLD_", "")
+	if !KeepLargeBlocksApart() {
+		t.Fatal("glibc refused the fixed mmap threshold")
+	}
+	t.Setenv("MALLOC_MMAP_THRESHOLD_", "65536")
+	if KeepLargeBlocksApart() {
+		t.Fatal("set the threshold over the environment's")
 	}
 }
