@@ -133,6 +133,7 @@ type UI struct {
 	shownGen  uint64
 	scanRead  bool // the newest read began while a scan ran
 	loadAgain bool
+	freed     bool // memory was given back after a read
 	// While a scan runs the catalog is read again at most every
 	// scanReloadGap, or four times as long as the last read took;
 	// loadedAt is when the last read started, loadTook how long it took,
@@ -640,9 +641,12 @@ func (u *UI) loadLibrary() {
 			if u.loadAgain && u.loads == 0 {
 				u.loadAgain = false
 				u.loadLibrary()
-			} else if u.loads == 0 && !u.st.Scan.Running {
+			} else if u.loads == 0 && (!u.st.Scan.Running || !u.freed) {
 				// Reading a large catalog made garbage several times its
 				// size; the Go runtime would keep that memory for a while.
+				// While a scan runs the catalog is read again and again:
+				// only after the first read.
+				u.freed = true
 				u.spawn(memrelease.FreeOSMemory)
 			}
 		})
