@@ -55,10 +55,9 @@ type Watcher struct {
 	ownUntil  uint64 // collections up to this one were release's own
 	stopped   bool
 
-	every   time.Duration // DuringBursts: at most one release this often while busy
-	during  func()
-	since   time.Time // the burst's start, or its last release while busy
-	pending bool      // a release while busy is on its way
+	every  time.Duration // DuringBursts: at most one release this often while busy
+	during func()
+	since  time.Time // the burst's start, or its last release while busy
 }
 
 // Watch starts watching the collector: after a burst of collections (two
@@ -128,8 +127,8 @@ func (w *Watcher) collected() bool {
 	switch {
 	case !w.armed:
 		w.since = now
-	case w.during != nil && !w.pending && now.Sub(w.since) >= w.every:
-		w.since, w.pending = now, true
+	case w.during != nil && now.Sub(w.since) >= w.every:
+		w.since = now
 		w.clock.AfterFunc(0, w.fireDuring)
 	}
 	switch {
@@ -159,13 +158,7 @@ func (w *Watcher) fireDuring() {
 		w.mu.Unlock()
 		return
 	}
-	w.releasing++
-	during := w.during
-	w.mu.Unlock()
-	during()
-	w.mu.Lock()
-	w.releasing--
-	w.pending, w.ownUntil = false, max(w.ownUntil, w.cycles())
+	w.runOwn(w.during)
 	w.mu.Unlock()
 }
 
@@ -177,13 +170,19 @@ func (w *Watcher) fire() {
 		return
 	}
 	w.armed = false
+	w.runOwn(w.release)
+	w.mu.Unlock()
+}
+
+// runOwn runs f, a release, with w.mu held when it is called and when it
+// returns but not while f runs; the collections f causes do not count.
+func (w *Watcher) runOwn(f func()) {
 	w.releasing++
 	w.mu.Unlock()
-	w.release()
+	f()
 	w.mu.Lock()
 	w.releasing--
 	w.ownUntil = max(w.ownUntil, w.cycles())
-	w.mu.Unlock()
 }
 
 // Stop ends the watching: release is not called any more.
