@@ -537,7 +537,7 @@ func TestTooltips(t *testing.T) {
 	h := newHarness(t, 30)
 	var next *tipButton
 	for _, b := range find[*tipButton](h.u.np.view, nil) {
-		if &b.Button == h.u.np.next {
+		if b == h.u.np.next {
 			next = b
 		}
 	}
@@ -582,7 +582,7 @@ func TestTabReachesEveryControl(t *testing.T) {
 	}
 	var heart, play *tipButton
 	for _, b := range find[*tipButton](h.u.np.view, nil) {
-		switch &b.Button {
+		switch b {
 		case h.u.np.heart:
 			heart = b
 		case h.u.np.play:

@@ -30,9 +30,9 @@ type devicesPage struct {
 
 func newDevicesPage(u *UI) *devicesPage {
 	p := &devicesPage{u: u, list: container.NewVBox(), requests: container.NewVBox()}
-	add := widget.NewButtonWithIcon("Add a device", theme.ContentAddIcon(), u.showInvite)
+	add := u.openingDialog(widget.NewButtonWithIcon("Add a device", theme.ContentAddIcon(), u.showInvite))
 	add.Importance = widget.HighImportance
-	join := widget.NewButtonWithIcon("Join another device's group", theme.LoginIcon(), u.showJoin)
+	join := u.openingDialog(widget.NewButtonWithIcon("Join another device's group", theme.LoginIcon(), u.showJoin))
 	pairText := newSubtle("Devices in one group act as one player: one of them plays, any of them controls it.")
 	pairText.Wrapping = fyne.TextWrapWord
 	pairing := widget.NewCard("Pair", "", container.NewVBox(pairText, container.NewHBox(add, join)))
@@ -128,7 +128,7 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			actions.Add(here)
 		}
 		if !d.Self {
-			rm := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { u.confirmRevoke(d) })
+			rm := u.openingDialog(widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { u.confirmRevoke(d) }))
 			rm.Importance = widget.LowImportance
 			actions.Add(rm)
 		}
@@ -224,13 +224,14 @@ func (u *UI) answer(r app.PairingRequest, accept, joinTheirs bool) {
 
 func (u *UI) confirmRevoke(d app.DeviceStatus) {
 	name := orUnknown(d.Name, "device")
-	dialog.ShowConfirm("Remove "+name+"?",
+	c := dialog.NewConfirm("Remove "+name+"?",
 		name+" will no longer see or control your music.\nTo use it again, pair it again.",
 		func(ok bool) {
 			if ok {
 				u.run("Could not remove "+name, func() error { return u.b.Revoke(d.DeviceID) })
 			}
 		}, u.win)
+	u.showDialog(c, c.Confirm)
 }
 
 // showInvite makes an invite code and shows it with a copy button and its
@@ -272,12 +273,12 @@ func (u *UI) inviteDialog(inv app.Invite) {
 		container.NewHBox(copyBtn, copied), exp)
 	d := dialog.NewCustom("Add a device", "Done", body, u.win)
 	d.Resize(fyne.NewSize(520, 0))
-	d.Show()
+	u.showDialog(d, d.Hide)
 }
 
 // showJoin asks for an invite code from another device and pairs with it.
 func (u *UI) showJoin() {
-	entry := widget.NewMultiLineEntry()
+	entry := u.newDialogEntry(true)
 	entry.SetPlaceHolder("frid://i/…")
 	entry.Wrapping = fyne.TextWrapBreak
 	entry.SetMinRowsVisible(3)
@@ -323,6 +324,10 @@ func (u *UI) showJoin() {
 	d = dialog.NewCustomWithoutButtons("Join another device's group", body, u.win)
 	d.SetButtons([]fyne.CanvasObject{cancel, join})
 	d.Resize(fyne.NewSize(520, 0))
-	d.Show()
+	u.showDialog(d, func() {
+		if !join.Disabled() {
+			join.OnTapped()
+		}
+	})
 	u.win.Canvas().Focus(entry)
 }

@@ -192,7 +192,6 @@ func rowOf(tl *trackList, cid string) int {
 type (
 	widgetButton = widget.Button
 	widgetLabel  = widget.Label
-	widgetEntry  = widget.Entry
 )
 
 // labelsWith returns the visible labels (plain or subtle) under root whose

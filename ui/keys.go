@@ -64,8 +64,19 @@ func (u *UI) setupKeys() {
 	}
 }
 
-// typedKey handles a key nothing focused took.
+// typedKey handles a key nothing focused took. While a dialog is shown
+// only Escape (close it) and Enter (its action) do something; while
+// another pop-up is, only Escape (close it).
 func (u *UI) typedKey(e *fyne.KeyEvent) {
+	if u.dialogKey(e.Name) || u.topDialog() != nil {
+		return
+	}
+	if top := u.win.Canvas().Overlays().Top(); top != nil {
+		if e.Name == fyne.KeyEscape { // a pop-up without a dialog: the problems list
+			top.Hide()
+		}
+		return
+	}
 	switch e.Name {
 	case fyne.KeySpace:
 		u.togglePlay()
@@ -95,7 +106,7 @@ func (u *UI) typedKey(e *fyne.KeyEvent) {
 
 // typedRune handles a character nothing focused took.
 func (u *UI) typedRune(r rune) {
-	if r == '?' {
+	if r == '?' && u.topDialog() == nil {
 		u.showShortcuts()
 	}
 }
@@ -110,8 +121,7 @@ func (u *UI) showShortcuts() {
 	}
 	d := dialog.NewCustom("Keyboard shortcuts", "Close", container.NewVScroll(form), u.win)
 	d.Resize(fyne.NewSize(640, 560))
-	u.plDialog = d
-	d.Show()
+	u.showDialog(d, d.Hide)
 }
 
 // focusSearch puts the cursor in the search field, going to the tracks

@@ -22,7 +22,7 @@ func (u *UI) emptyLibrary() fyne.CanvasObject {
 	title := widget.NewLabelWithStyle("Your library is empty", fyne.TextAlignCenter, fyne.TextStyle{Bold: true})
 	title.SizeName = theme.SizeNameSubHeadingText
 	text := newSubtleWithStyle("Add a folder with your music, or try a few demo tracks\nto see how furudesk works.", fyne.TextAlignCenter, fyne.TextStyle{})
-	add := widget.NewButtonWithIcon("Add a music folder", theme.FolderOpenIcon(), u.pickFolder)
+	add := u.openingDialog(widget.NewButtonWithIcon("Add a music folder", theme.FolderOpenIcon(), u.pickFolder))
 	add.Importance = widget.HighImportance
 	demo := widget.NewButtonWithIcon("Try demo tracks", theme.MediaPlayIcon(), u.tryDemo)
 	return container.NewCenter(container.NewVBox(
@@ -43,7 +43,7 @@ func (u *UI) pickFolder() {
 		u.addFolder(uri.Path())
 	}, u.win)
 	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	u.showDialog(d, nil)
 }
 
 func (u *UI) addFolder(path string) {
@@ -411,6 +411,7 @@ func newAlbumCard(p *albumsPage) *albumCard {
 	c.artist = newSubtle("")
 	c.artist.Truncation = fyne.TextTruncateEllipsis
 	c.ExtendBaseWidget(c)
+	keep(p.u, c, func(c *albumCard) Control { return Control{Kind: "card", Text: c.title.Text, Secondary: "menu"} })
 	return c
 }
 
@@ -485,5 +486,5 @@ func (c *albumCard) TappedSecondary(e *fyne.PointEvent) {
 	}
 	a := c.album
 	m := c.p.u.groupMenu(a.tracks)
-	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(c), e.AbsolutePosition)
+	c.p.u.popUpMenu(m, e.AbsolutePosition)
 }

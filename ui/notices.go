@@ -46,10 +46,9 @@ type noticeBar struct {
 	// twice.
 	rows map[fyne.CanvasObject]noticeRow
 
-	problems  []problem
-	button    *widget.Button // the header's: opens the problems list, shows how many
-	tipButton *tipButton     // the same, as it is laid out
-	popup     *widget.PopUp
+	problems []problem
+	button   *tipButton // the header's: opens the problems list, shows how many
+	popup    *widget.PopUp
 }
 
 // noticeRow is what one toast shows.
@@ -68,8 +67,7 @@ type problem struct {
 func newNoticeBar(u *UI) *noticeBar {
 	n := &noticeBar{u: u, view: container.New(&toastLayout{u: u}),
 		fromApp: map[fyne.CanvasObject][]uint64{}, rows: map[fyne.CanvasObject]noticeRow{}}
-	n.tipButton = u.newTipButton("", theme.NewErrorThemedResource(theme.WarningIcon()), "Problems: what went wrong lately", n.showProblems)
-	n.button = &n.tipButton.Button
+	n.button = u.newTipButton("", theme.NewErrorThemedResource(theme.WarningIcon()), "Problems: what went wrong lately", n.showProblems).opening("popup")
 	n.button.Importance = widget.LowImportance
 	n.button.Hide()
 	return n

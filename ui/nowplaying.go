@@ -28,14 +28,14 @@ type nowPlaying struct {
 	coverV coverView
 	title  *widget.Label
 	sub    *subtle
-	heart  *widget.Button // likes or unlikes the current track
+	heart  *tipButton // likes or unlikes the current track
 
-	shuffle, prev, play, next, repeat *widget.Button
+	shuffle, prev, play, next, repeat *tipButton
 	seek                              *widget.Slider
 	elapsed, total                    *subtle
 	dragging                          bool
 
-	device  *widget.Button
+	device  *tipButton
 	volume  *widget.Slider
 	volIcon *widget.Icon
 	volWant int // the volume the user asked for, -1 when none is pending
@@ -58,7 +58,7 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.sub = newSubtle("Pick something from your library")
 	n.sub.Truncation = fyne.TextTruncateEllipsis
 	heart := u.newTipButton("", iconHeartOutline, "Like", u.toggleLikeCurrent)
-	n.heart = &heart.Button
+	n.heart = heart
 	n.heart.Importance = widget.LowImportance
 	n.heart.Hide()
 	// The cover and the title open the now-playing view.
@@ -83,9 +83,9 @@ func newNowPlaying(u *UI) *nowPlaying {
 		mode := nextRepeat(u.st.Repeat)
 		u.run("Could not change repeat", func() error { return u.b.SetRepeat(mode) })
 	})
-	n.shuffle, n.prev, n.play, n.next, n.repeat = &shuffle.Button, &prev.Button, &play.Button, &next.Button, &repeat.Button
+	n.shuffle, n.prev, n.play, n.next, n.repeat = shuffle, prev, play, next, repeat
 	n.play.Importance = widget.HighImportance
-	for _, b := range []*widget.Button{n.shuffle, n.prev, n.next, n.repeat} {
+	for _, b := range []*tipButton{n.shuffle, n.prev, n.next, n.repeat} {
 		b.Importance = widget.LowImportance
 	}
 	transport := container.NewCenter(container.NewHBox(shuffle, prev, play, next, repeat))
@@ -111,8 +111,8 @@ func newNowPlaying(u *UI) *nowPlaying {
 	seekRow := container.NewBorder(nil, nil, timeBox(n.elapsed, fyne.TextAlignTrailing), timeBox(n.total, fyne.TextAlignLeading), n.seek)
 	center := container.NewVBox(transport, seekRow)
 
-	device := u.newTipButton("This device", iconSpeaker, "Where the music plays: pick a device", n.showDeviceMenu)
-	n.device = &device.Button
+	device := u.newTipButton("This device", iconSpeaker, "Where the music plays: pick a device", n.showDeviceMenu).opening("menu")
+	n.device = device
 	n.device.Importance = widget.LowImportance
 	n.device.Alignment = widget.ButtonAlignLeading
 	n.volIcon = widget.NewIcon(theme.VolumeUpIcon())
@@ -176,7 +176,7 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 		n.repeat.SetIcon(rep)
 	}
 	setToggle(n.repeat, st.Repeat == "all" || st.Repeat == "one")
-	for _, b := range []*widget.Button{n.prev, n.play, n.next} {
+	for _, b := range []*tipButton{n.prev, n.play, n.next} {
 		// With nothing queued, Play plays the list shown.
 		idle := t == nil && st.QueueLen == 0
 		if idle && (b != n.play || n.u.cat == nil || len(n.u.cat.tracks) == 0) {
@@ -234,7 +234,7 @@ func (n *nowPlaying) showLiked(st app.Status) {
 }
 
 // setToggle shows a toggle button as on (accent colour) or off.
-func setToggle(b *widget.Button, on bool) {
+func setToggle(b *tipButton, on bool) {
 	imp := widget.LowImportance
 	if on {
 		imp = widget.HighImportance
@@ -294,12 +294,7 @@ func (n *nowPlaying) setVolume(v int) {
 // showDeviceMenu pops up the group's devices; picking one transfers
 // playback to it.
 func (n *nowPlaying) showDeviceMenu() {
-	m := n.u.deviceMenu()
-	c := fyne.CurrentApp().Driver().CanvasForObject(n.device)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(n.device)
-	sz := m.Items
-	pos.Y -= float32(len(sz))*36 + 8
-	widget.ShowPopUpMenuAtPosition(m, c, pos)
+	n.u.popUpMenuAt(n.u.deviceMenu(), n.device)
 }
 
 // deviceMenu lists the devices of the group, the owner checked; devices
@@ -417,7 +412,7 @@ func newScanView(u *UI) *scanView {
 	s.bar.TextFormatter = func() string { return "" }
 	s.inf.Stop()
 	s.inf.Hide()
-	s.details = widget.NewButton("Details", s.showDetails)
+	s.details = u.openingDialog(widget.NewButton("Details", s.showDetails))
 	s.details.Importance = widget.LowImportance
 	s.details.Hide()
 	s.view = container.NewPadded(container.NewVBox(s.label, s.bar, s.inf, container.NewHBox(s.details)))
@@ -510,5 +505,5 @@ func (s *scanView) showDetails() {
 	}
 	d := dialog.NewCustom("Files that could not be read", "Close", container.NewVScroll(box), s.u.win)
 	d.Resize(fyne.NewSize(520, 420))
-	d.Show()
+	s.u.showDialog(d, d.Hide)
 }

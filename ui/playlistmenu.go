@@ -155,7 +155,7 @@ func (u *UI) addTo(p app.PlaylistSummary, ids []string) {
 // newPlaylistDialog asks for a name and creates the playlist; then runs
 // after it (adding the tracks it was made for), when not nil.
 func (u *UI) newPlaylistDialog(then func(app.PlaylistSummary)) {
-	name := widget.NewEntry()
+	name := u.newDialogEntry(false)
 	name.SetPlaceHolder("My playlist")
 	name.Validator = func(s string) error {
 		if len([]rune(s)) > 200 {
@@ -187,8 +187,7 @@ func (u *UI) newPlaylistDialog(then func(app.PlaylistSummary)) {
 		})
 	}, u.win)
 	d.Resize(fyne.NewSize(420, 160))
-	u.plDialog = d
-	d.Show()
+	u.showDialog(d, d.Submit)
 	u.win.Canvas().Focus(name)
 }
 

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/test"
-	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
 )
@@ -142,7 +141,7 @@ func TestNewPlaylistFromMenu(t *testing.T) {
 	if !ok {
 		t.Fatalf("no name dialog, got %T", h.u.plDialog)
 	}
-	entries := find[*widget.Entry](h.u.win.Canvas().Overlays().Top(), nil)
+	entries := find[*dialogEntry](h.u.win.Canvas().Overlays().Top(), nil)
 	if len(entries) != 1 {
 		t.Fatalf("%d entries in the dialog", len(entries))
 	}
@@ -233,7 +232,7 @@ func TestRenameAndDelete(t *testing.T) {
 	test.Tap(p.more)
 	tapMenu(t, h.u.win.Canvas(), "Rename…")
 	d := h.u.plDialog.(*dialog.FormDialog)
-	e := find[*widget.Entry](h.u.win.Canvas().Overlays().Top(), nil)[0]
+	e := find[*dialogEntry](h.u.win.Canvas().Overlays().Top(), nil)[0]
 	e.SetText("Summer 25")
 	d.Submit()
 	if p.title.Text != "Summer 25" {
@@ -305,7 +304,7 @@ func TestSaveQueueAsPlaylist(t *testing.T) {
 	h.playing()
 	h.u.showPage(PageQueue)
 	test.Tap(button(t, h.u.queue.view, "Save as playlist…"))
-	test.Type(find[*widget.Entry](h.u.win.Canvas().Overlays().Top(), nil)[0], "Tonight")
+	test.Type(find[*dialogEntry](h.u.win.Canvas().Overlays().Top(), nil)[0], "Tonight")
 	h.u.plDialog.(*dialog.FormDialog).Submit()
 	q := h.b.Status().Queue
 	h.wantIntents("CreatePlaylist(Tonight)", "AddToPlaylist(dev-desk:1,"+itoa(len(q))+","+q[0].ContentID+",-1)")

@@ -28,15 +28,16 @@ type playlistsPage struct {
 	opening string            // the list last asked for
 	want    string            // the list to open once listed (one just made)
 
-	entries           *playlistList
-	title             *widget.Label
-	info              *subtle
-	play, queue, more *widget.Button
-	hint              *subtle // an empty list, or none chosen
-	detail            *fyne.Container
-	view              fyne.CanvasObject
-	current           string // content id of the playing track
-	shown             string // the list shown last (its selection is kept while it changes)
+	entries     *playlistList
+	title       *widget.Label
+	info        *subtle
+	play, queue *widget.Button
+	more        *tipButton
+	hint        *subtle // an empty list, or none chosen
+	detail      *fyne.Container
+	view        fyne.CanvasObject
+	current     string // content id of the playing track
+	shown       string // the list shown last (its selection is kept while it changes)
 }
 
 func newPlaylistsPage(u *UI) *playlistsPage {
@@ -51,8 +52,8 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 			p.openList(p.lists[id].ID)
 		}
 	}
-	newList := widget.NewButtonWithIcon("New playlist", iconPlaylistAdd, func() { u.newPlaylistDialog(nil) })
-	imp := widget.NewButtonWithIcon("Import a playlist file…", theme.DownloadIcon(), p.importDialog)
+	newList := u.openingDialog(widget.NewButtonWithIcon("New playlist", iconPlaylistAdd, func() { u.newPlaylistDialog(nil) }))
+	imp := u.openingDialog(widget.NewButtonWithIcon("Import a playlist file…", theme.DownloadIcon(), p.importDialog))
 	imp.Importance = widget.LowImportance
 	left := container.NewBorder(container.NewPadded(newList), container.NewPadded(imp), nil, nil, p.nav)
 
@@ -63,8 +64,8 @@ func newPlaylistsPage(u *UI) *playlistsPage {
 	p.play = widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() { p.playOpen(0, false) })
 	p.play.Importance = widget.HighImportance
 	p.queue = widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { p.playOpen(0, true) })
-	more := u.newTipButton("", theme.MoreHorizontalIcon(), "Rename, delete, export", p.showMore)
-	p.more = &more.Button
+	more := u.newTipButton("", theme.MoreHorizontalIcon(), "Rename, delete, export", p.showMore).opening("menu")
+	p.more = more
 	p.more.Importance = widget.LowImportance
 	head := container.NewVBox(p.title, p.info, container.NewHBox(p.play, p.queue, more))
 	p.entries = newPlaylistList(p)
@@ -153,7 +154,7 @@ func (p *playlistsPage) render() {
 		p.title.SetText("")
 		p.info.SetText("")
 		p.entries.set(nil, false)
-		for _, b := range []*widget.Button{p.play, p.queue, p.more} {
+		for _, b := range []fyne.Disableable{p.play, p.queue, p.more} {
 			b.Disable()
 		}
 		if len(p.lists) > 0 {
@@ -229,9 +230,7 @@ func (p *playlistsPage) showMore() {
 	if p.open == nil {
 		return
 	}
-	c := fyne.CurrentApp().Driver().CanvasForObject(p.more)
-	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(p.more).AddXY(0, p.more.Size().Height)
-	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", p.listMenu(p.open.PlaylistSummary)...), c, pos)
+	p.u.popUpMenuAt(fyne.NewMenu("", p.listMenu(p.open.PlaylistSummary)...), p.more)
 }
 
 // setCurrent marks the playing track in the open list.
@@ -266,7 +265,7 @@ func (p *playlistsPage) renameDialog() {
 		return
 	}
 	id, old := p.open.ID, p.open.Name
-	name := widget.NewEntry()
+	name := p.u.newDialogEntry(false)
 	name.SetText(old)
 	d := dialog.NewForm("Rename playlist", "Rename", "Cancel", []*widget.FormItem{widget.NewFormItem("Name", name)}, func(ok bool) {
 		if ok && name.Text != old {
@@ -275,8 +274,8 @@ func (p *playlistsPage) renameDialog() {
 		}
 	}, p.u.win)
 	d.Resize(fyne.NewSize(420, 160))
-	p.u.plDialog = d
-	d.Show()
+	p.u.showDialog(d, d.Submit)
+	p.u.win.Canvas().Focus(name)
 }
 
 func (p *playlistsPage) deleteDialog() {
@@ -289,8 +288,7 @@ func (p *playlistsPage) deleteDialog() {
 			p.u.run("Could not delete “"+name+"”", func() error { return p.u.b.DeletePlaylist(id) })
 		}
 	}, p.u.win)
-	p.u.plDialog = d
-	d.Show()
+	p.u.showDialog(d, d.Confirm)
 }
 
 func (p *playlistsPage) importDialog() {
@@ -308,7 +306,7 @@ func (p *playlistsPage) importDialog() {
 	}, p.u.win)
 	d.SetFilter(storage.NewExtensionFileFilter([]string{".m3u", ".m3u8"}))
 	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	p.u.showDialog(d, nil)
 }
 
 // importFile imports an M3U file and shows what came of it.
@@ -367,8 +365,7 @@ func (p *playlistsPage) showImportReport(rep app.ImportReport) {
 	text.Wrapping = fyne.TextWrapWord
 	d := dialog.NewCustom("Playlist import", "Close", container.NewVScroll(text), p.u.win)
 	d.Resize(fyne.NewSize(620, 420))
-	p.u.plDialog = d
-	d.Show()
+	p.u.showDialog(d, d.Hide)
 }
 
 func (p *playlistsPage) exportDialog() {
@@ -390,7 +387,7 @@ func (p *playlistsPage) exportDialog() {
 	}, p.u.win)
 	d.SetFileName(safeFileName(name) + ".m3u8")
 	d.Resize(fyne.NewSize(760, 520))
-	d.Show()
+	p.u.showDialog(d, nil)
 }
 
 func (p *playlistsPage) exportTo(id, name, path string) {
@@ -443,6 +440,7 @@ func newListNavRow(p *playlistsPage) *listNavRow {
 	r.count = newSubtle("")
 	r.count.SizeName = theme.SizeNameCaptionText
 	r.ExtendBaseWidget(r)
+	keep(p.u, r, func(r *listNavRow) Control { return Control{Kind: "playlist", Text: r.name.Text, Secondary: "menu"} })
 	return r
 }
 
@@ -501,7 +499,7 @@ func (r *listNavRow) TappedSecondary(e *fyne.PointEvent) {
 	}
 	items = append(items, fyne.NewMenuItemSeparator())
 	items = append(items, p.listMenu(l)...)
-	widget.ShowPopUpMenuAtPosition(fyne.NewMenu("", items...), fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
+	r.p.u.popUpMenu(fyne.NewMenu("", items...), e.AbsolutePosition)
 }
 
 // playlistList is the open list's tracks: a trackList whose rows are the

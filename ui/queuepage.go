@@ -57,6 +57,7 @@ func newQueuePage(u *UI) *queuePage {
 		}
 		u.newPlaylistDialog(func(pl app.PlaylistSummary) { u.addTo(pl, ids) })
 	})
+	u.openingDialog(p.save)
 	p.save.Importance = widget.LowImportance
 	p.more = newSubtle("")
 

@@ -45,7 +45,7 @@ type settingsPage struct {
 func newSettingsPage(u *UI) *settingsPage {
 	p := &settingsPage{u: u, folders: container.NewVBox()}
 
-	add := widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), u.pickFolder)
+	add := u.openingDialog(widget.NewButtonWithIcon("Add folder…", theme.FolderNewIcon(), u.pickFolder))
 	p.rescan = widget.NewButtonWithIcon("Rescan", theme.ViewRefreshIcon(), func() {
 		u.run("Could not rescan", u.b.Rescan)
 	})

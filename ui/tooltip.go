@@ -134,8 +134,9 @@ func (p padAll) MinSize(objs []fyne.CanvasObject) fyne.Size {
 // tipButton is a button with a tooltip.
 type tipButton struct {
 	widget.Button
-	u   *UI
-	tip string
+	u     *UI
+	tip   string
+	opens string // what a click opens (menu, dialog, popup), for Inspect
 }
 
 // newTipButton is an icon button (or one with text) saying tip when the
@@ -144,6 +145,9 @@ func (u *UI) newTipButton(text string, icon fyne.Resource, tip string, tapped fu
 	b := &tipButton{u: u, tip: tip}
 	b.Text, b.Icon, b.OnTapped = text, icon, tapped
 	b.ExtendBaseWidget(b)
+	keep(u, b, func(b *tipButton) Control {
+		return Control{Kind: "button", Text: b.Text, Tip: b.tip, Opens: b.opens, Disabled: b.Disabled()}
+	})
 	return b
 }
 

@@ -344,13 +344,7 @@ func (tl *trackList) tracksOf(rows []int) []*track {
 }
 
 // focus gives the keyboard to the list.
-func (tl *trackList) focus() {
-	if c := fyne.CurrentApp().Driver().CanvasForObject(tl.list); c != nil {
-		c.Focus(tl.list)
-	} else {
-		tl.u.win.Canvas().Focus(tl.list)
-	}
-}
+func (tl *trackList) focus() { tl.u.win.Canvas().Focus(tl.list) }
 
 // moveCursor moves the keyboard's row by d (clamped), selecting it, or
 // extending the selection with Shift.
@@ -476,7 +470,7 @@ func (tl *trackList) menuAtCursor() {
 	m := tl.hooks.menu(tl.menuRows(r))
 	pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(tl.list)
 	pos = pos.AddXY(40, float32(r)*(tl.rowH+theme.Padding())-tl.list.GetScrollOffset()+tl.rowH)
-	widget.ShowPopUpMenuAtPosition(m, tl.u.win.Canvas(), pos)
+	tl.u.popUpMenu(m, pos)
 }
 
 // dropPlace is where rows dropped on row at land: the place of the first
@@ -586,6 +580,7 @@ func newHeaderCell(tl *trackList, c column) *headerCell {
 	h.label.Alignment = d.align
 	h.arrow.Hide()
 	h.ExtendBaseWidget(h)
+	keep(tl.u, h, func(h *headerCell) Control { return Control{Kind: "header", Text: h.label.Text, Secondary: "menu"} })
 	return h
 }
 
@@ -655,7 +650,7 @@ func (h *headerCell) Tapped(*fyne.PointEvent) { h.tl.sortBy(h.c) }
 
 // TappedSecondary chooses the columns.
 func (h *headerCell) TappedSecondary(e *fyne.PointEvent) {
-	widget.ShowPopUpMenuAtPosition(h.tl.columnsMenu(), fyne.CurrentApp().Driver().CanvasForObject(h), e.AbsolutePosition)
+	h.tl.u.popUpMenu(h.tl.columnsMenu(), e.AbsolutePosition)
 }
 
 // FocusGained is part of fyne.Focusable: Tab reaches the headers, Enter
@@ -691,8 +686,7 @@ func (h *headerCell) TypedKey(e *fyne.KeyEvent) {
 	case fyne.KeyReturn, fyne.KeyEnter, fyne.KeySpace:
 		h.tl.sortBy(h.c)
 	case desktop.KeyMenu:
-		pos := fyne.CurrentApp().Driver().AbsolutePositionForObject(h).AddXY(0, h.Size().Height)
-		widget.ShowPopUpMenuAtPosition(h.tl.columnsMenu(), fyne.CurrentApp().Driver().CanvasForObject(h), pos)
+		h.tl.u.popUpMenuAt(h.tl.columnsMenu(), h)
 	default:
 		h.tl.u.typedKey(e)
 	}
@@ -754,6 +748,13 @@ func newTrackRow(tl *trackList) *trackRow {
 	}
 	r.dropAbove, r.dropBelow = line(), line()
 	r.ExtendBaseWidget(r)
+	keep(tl.u, r, func(r *trackRow) Control {
+		ctl := Control{Kind: "row", Text: r.cells[colTitle].text}
+		if r.tl.hooks.menu != nil {
+			ctl.Secondary = "menu"
+		}
+		return ctl
+	})
 	if tl.rowH == 0 {
 		tl.rowH = r.MinSize().Height
 	}
@@ -929,7 +930,7 @@ func (r *trackRow) TappedSecondary(e *fyne.PointEvent) {
 		return
 	}
 	m := r.tl.hooks.menu(r.tl.menuRows(r.id))
-	widget.ShowPopUpMenuAtPosition(m, fyne.CurrentApp().Driver().CanvasForObject(r), e.AbsolutePosition)
+	r.tl.u.popUpMenu(m, e.AbsolutePosition)
 }
 
 // Dragged moves the drop mark while rows of a list that allows moving

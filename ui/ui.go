@@ -145,7 +145,7 @@ type UI struct {
 
 	page      string
 	back      string // the page the now-playing view was opened from
-	nav       *widget.List
+	nav       *navList
 	pageTitle *widget.Label
 	pageSub   *subtle
 	search    *searchEntry
@@ -183,7 +183,13 @@ type UI struct {
 	plAgain   bool
 	// plAfterLibrary: the lists are read once the library is shown.
 	plAfterLibrary bool
-	plDialog       dialog.Dialog // the last playlist dialog shown (tests)
+	plDialog       dialog.Dialog  // the last dialog shown (tests)
+	dialogs        []*shownDialog // the dialogs on screen, oldest first (popup.go)
+	// probes describe the controls on screen for Inspect (inspect.go);
+	// probesLive is how many were alive when last pruned.
+	probes     []probe
+	probesLive int
+	menu       shownMenu // the last pop-up menu shown (popup.go)
 
 	tickStop chan struct{}
 	done     chan struct{}
@@ -294,18 +300,7 @@ func (u *UI) build() {
 		PagePlaylists: u.playlists.view, PageNowPlaying: u.nowView.view,
 	}
 
-	u.nav = widget.NewList(
-		func() int { return len(pageOrder) },
-		func() fyne.CanvasObject {
-			return container.NewHBox(widget.NewIcon(theme.MediaMusicIcon()), widget.NewLabel("Settings"))
-		},
-		func(id widget.ListItemID, o fyne.CanvasObject) {
-			c := o.(*fyne.Container)
-			c.Objects[0].(*widget.Icon).SetResource(pageIcon(pageOrder[id]))
-			c.Objects[1].(*widget.Label).SetText(pageOrder[id])
-		})
-	u.nav.HideSeparators = true
-	u.nav.OnSelected = func(id widget.ListItemID) { u.showPage(pageOrder[id]) }
+	u.nav = newNavList(u)
 
 	logo := widget.NewRichTextFromMarkdown("## furudesk")
 	side := container.NewBorder(
@@ -323,7 +318,7 @@ func (u *UI) build() {
 	u.searchBox = container.New(fixedSize{fyne.NewSize(320, u.search.MinSize().Height)}, u.search)
 	// the header keeps the search field's height where it is hidden, so
 	// the pages do not jump
-	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.tipButton, u.searchBox),
+	header := container.NewBorder(nil, nil, nil, container.NewHBox(u.notices.button, u.searchBox),
 		container.NewStack(container.New(fixedSize{fyne.NewSize(0, u.search.MinSize().Height)}),
 			container.NewBorder(nil, nil, u.pageTitle, nil, u.pageSub)))
 
@@ -372,6 +367,7 @@ func (u *UI) showPage(name string) {
 	}
 	u.body.Objects = []fyne.CanvasObject{u.pages[name]}
 	u.body.Refresh()
+	defer u.dropKeyboard()
 	if searchable(name) != u.searchBox.Visible() {
 		u.searchBox.Hidden = !searchable(name)
 		u.relayoutTop()

@@ -570,7 +570,7 @@ func TestJoinPairsWithThePastedCode(t *testing.T) {
 		t.Fatal("empty code accepted silently")
 	}
 	h.b.Fail["Pair"] = errors.New("the invite has expired")
-	entry := find[*widgetEntry](top, nil)[0]
+	entry := find[*dialogEntry](top, nil)[0]
 	test.Type(entry, " frid://i/abc ")
 	test.Tap(button(t, top, "Join"))
 	if len(find(top, func(l *widgetLabel) bool { return l.Text == "Could not join: The invite has expired." })) != 1 {
