@@ -396,6 +396,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return ctlUploadLimit(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
+	case "window":
+		return viewWindow() // instance.go
 	case "stats":
 		return runtimeStats(), nil // ctlstats.go
 	}
@@ -615,6 +617,8 @@ Commands:
   playlist import FILE | export ID FILE   M3U/M3U8 files
   like TRACK | unlike TRACK | history
   raise                       show the window (a second launch does this)
+  window                      the window's page, controls and where they are, pop-ups
+                              and focus, as JSON (for scripts and tests that drive it)
   stats                       goroutines and memory of the running furudesk, as JSON
 `
 

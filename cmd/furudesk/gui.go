@@ -131,8 +131,8 @@ func runGUI(a *app.App, opts options) error {
 			})
 		}
 	}
-	setRaise(raise("ctl")) // a second launch
-	defer setRaise(nil)
+	setWindow(&windowHooks{raise: raise("ctl"), view: func() (any, error) { return inspect(u) }})
+	defer setWindow(nil)
 
 	// Every quit of ours stops holding the loop first, so Fyne's loop
 	// ends at once and no hold is queued while it shuts its queue.

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/framegov"
+	"github.com/furudesk/furudesk/ui"
 )
 
 // One furudesk per data dir: storage.Open locks the dir, so a second launch
@@ -26,39 +29,47 @@ const raiseWait = 20 * time.Second
 // that is still starting: its ctl socket opens before its window does.
 const windowWait = 15 * time.Second
 
-// raiser is the handler of the ctl raise command of this process. A process
-// serves one data dir with one ctl socket, so there is one, in windowRaise.
-type raiser struct {
+// windowHooks are what the ctl commands about the window do: raise shows
+// it; view describes it (ui.View) for scripts and tests that drive it.
+// Both are called on ctl goroutines and must not block for long.
+type windowHooks struct {
+	raise func()
+	view  func() (any, error)
+}
+
+// windowCtl holds the window's hooks for the ctl commands of this process.
+// A process serves one data dir with one ctl socket, so there is one, in
+// theWindow.
+type windowCtl struct {
 	mu       sync.Mutex
 	expected bool          // a GUI launch: the window is coming
 	closed   bool          // the window is gone: furudesk is quitting
-	f        func()        // shows the window; nil until it exists
-	ready    chan struct{} // closed when f is set
+	hooks    *windowHooks  // nil until the window exists
+	ready    chan struct{} // closed when hooks is set
 }
 
-var windowRaise = &raiser{ready: make(chan struct{})}
+var theWindow = &windowCtl{ready: make(chan struct{})}
 
 // expectWindow marks this process as a GUI launch before its ctl socket
 // opens, so that a raise arriving before the window exists waits for it
 // instead of answering errNoWindow.
 func expectWindow() {
-	windowRaise.mu.Lock()
-	windowRaise.expected = true
-	windowRaise.mu.Unlock()
+	theWindow.mu.Lock()
+	theWindow.expected = true
+	theWindow.mu.Unlock()
 }
 
-// setRaise installs the handler of the ctl raise command once the window
-// exists; nil removes it when the window is gone. f is called on ctl
-// goroutines and must not block.
-func setRaise(f func()) {
-	r := windowRaise
+// setWindow installs the window's hooks once it exists; nil removes them
+// when the window is gone.
+func setWindow(h *windowHooks) {
+	r := theWindow
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if f == nil {
-		r.f, r.closed = nil, true
+	if h == nil {
+		r.hooks, r.closed = nil, true
 		return
 	}
-	r.f, r.expected = f, true
+	r.hooks, r.expected = h, true
 	select {
 	case <-r.ready:
 	default:
@@ -66,32 +77,50 @@ func setRaise(f func()) {
 	}
 }
 
-// raiseWindow runs the ctl raise command.
-func raiseWindow() (any, error) {
-	r := windowRaise
+// window returns the window's hooks, waiting for a window that is still
+// opening.
+func (r *windowCtl) window() (*windowHooks, error) {
 	r.mu.Lock()
-	f, expected, closed, ready := r.f, r.expected, r.closed, r.ready
+	h, expected, closed, ready := r.hooks, r.expected, r.closed, r.ready
 	r.mu.Unlock()
 	switch {
 	case closed:
 		return nil, errors.New("furudesk is quitting: its window is closed")
-	case f == nil && !expected:
+	case h == nil && !expected:
 		return nil, errNoWindow
-	case f == nil:
+	case h == nil:
 		select {
 		case <-ready:
 		case <-time.After(windowWait):
 			return nil, errors.New("furudesk is starting but its window did not open")
 		}
 		r.mu.Lock()
-		f = r.f
+		h = r.hooks
 		r.mu.Unlock()
-		if f == nil {
+		if h == nil {
 			return nil, errors.New("furudesk is quitting: its window is closed")
 		}
 	}
-	f()
+	return h, nil
+}
+
+// raiseWindow runs the ctl raise command.
+func raiseWindow() (any, error) {
+	h, err := theWindow.window()
+	if err != nil {
+		return nil, err
+	}
+	h.raise()
 	return map[string]bool{"raised": true}, nil
+}
+
+// viewWindow runs the ctl window command.
+func viewWindow() (any, error) {
+	h, err := theWindow.window()
+	if err != nil {
+		return nil, err
+	}
+	return h.view()
 }
 
 // raiseRunning is a second GUI launch on the data dir of a running
@@ -120,4 +149,20 @@ func raiseRunning(dataDir string, lockErr error, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "furudesk: already running for %s; showed its window\n", dataDir)
 	return 0
+}
+
+// inspectWait bounds how long the ctl window command waits for the UI
+// goroutine (busy drawing a large list, or stopped).
+const inspectWait = 5 * time.Second
+
+// inspect describes the window on its UI goroutine.
+func inspect(u *ui.UI) (any, error) {
+	got := make(chan ui.View, 1)
+	framegov.Do(func() { got <- u.Inspect() })
+	select {
+	case v := <-got:
+		return v, nil
+	case <-time.After(inspectWait):
+		return nil, errors.New("the window did not answer within 5 s")
+	}
 }

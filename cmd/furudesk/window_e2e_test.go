@@ -142,15 +142,24 @@ func (x *xwin) drag(fx, fy, tx, ty int) {
 	x.run("xdotool", "mouseup", "1")
 }
 
-// TestQueueDragAndWindowPlaceOnARealDesktop: see the file's comment.
-func TestQueueDragAndWindowPlaceOnARealDesktop(t *testing.T) {
+// xdesk is a screen with a window manager (openbox on Xvfb) and the
+// environment of a user of it: a private home, runtime dir and no
+// session bus. The furudesk window runs at Fyne's scale 1, so the
+// window's coordinates (ctl window) are the screen's pixels.
+type xdesk struct {
+	*xwin
+	home, run string
+}
+
+func startDesktop(t *testing.T, screen string) *xdesk {
+	t.Helper()
 	needE2E(t)
 	needTool(t, "openbox")
 	needTool(t, "xdotool")
 	needTool(t, "xwininfo")
-	display := startXvfbScreen(t, "1600x1000x24")
+	display := startXvfbScreen(t, screen)
 	root := t.TempDir()
-	dir, home, run := filepath.Join(root, "data"), filepath.Join(root, "home"), filepath.Join(root, "run")
+	home, run := filepath.Join(root, "home"), filepath.Join(root, "run")
 	for _, d := range []string{home, run} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			t.Fatal(err)
@@ -170,6 +179,14 @@ func TestQueueDragAndWindowPlaceOnARealDesktop(t *testing.T) {
 	wmDone := make(chan struct{})
 	go func() { _ = wm.Wait(); close(wmDone) }()
 	t.Cleanup(func() { _ = wm.Process.Kill(); <-wmDone })
+	return &xdesk{xwin: x, home: home, run: run}
+}
+
+// TestQueueDragAndWindowPlaceOnARealDesktop: see the file's comment.
+func TestQueueDragAndWindowPlaceOnARealDesktop(t *testing.T) {
+	dt := startDesktop(t, "1600x1000x24")
+	x, env, home := dt.xwin, dt.env, dt.home
+	dir := filepath.Join(t.TempDir(), "data")
 
 	// The window opens on the queue: the page shown last is remembered
 	// per data dir (and so is tested here too).
