@@ -50,6 +50,7 @@ func (u *UI) loadPlaylists() {
 			if err == nil {
 				u.lists, u.liked, u.plays = lists, liked, playStatsOf(plays)
 				u.refreshLists()
+				u.refreshHeader() // the Playlists page counts them
 			}
 			u.playlists.setLists(lists, err)
 			if u.plAgain {

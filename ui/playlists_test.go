@@ -340,3 +340,38 @@ func TestHistoryListsShowPlays(t *testing.T) {
 		t.Errorf("Liked shows columns %s", l.tl.visible)
 	}
 }
+
+// The page's count is of the lists it shows, after an import or a delete
+// on any device (it lagged one change behind: the header was drawn when the
+// status came, before the lists it counts had loaded off the UI goroutine).
+func TestPlaylistsCountFollowsTheLists(t *testing.T) {
+	h := newHarness(t, 30)
+	h.withPlaylist(2)
+	var pending []func()
+	h.u.spawn = func(f func()) { pending = append(pending, f) }
+	settle := func() {
+		for len(pending) > 0 {
+			f := pending[0]
+			pending = pending[1:]
+			f()
+		}
+	}
+	if got := h.u.pageSub.Text; got != "1 playlist" {
+		t.Fatalf("count %q with one playlist", got)
+	}
+	ts, _ := h.b.Tracks()
+	second := h.b.AddPlaylist("Imported", []string{ts[3].ContentID})
+	h.u.apply(h.b.Status())
+	settle()
+	if got := h.u.pageSub.Text; got != "2 playlists" {
+		t.Fatalf("count %q after a second playlist came", got)
+	}
+	if err := h.b.DeletePlaylist(second); err != nil {
+		t.Fatal(err)
+	}
+	h.u.apply(h.b.Status())
+	settle()
+	if got := h.u.pageSub.Text; got != "1 playlist" {
+		t.Fatalf("count %q after the second went", got)
+	}
+}
