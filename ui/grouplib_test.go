@@ -72,15 +72,36 @@ func TestLibrarySaysWhereTracksAre(t *testing.T) {
 	}
 }
 
-// A list whose columns the user chose keeps them as chosen, and a track
-// no online device has says where it is in its title.
-func TestChosenColumnsStayWithoutWhere(t *testing.T) {
+// A list whose columns the user chose gets the Where column too when
+// tracks of other devices come (they must not look like this device's), and
+// loses it when they go; once the user takes it away it stays away, and a
+// track no online device has then says where it is in its title.
+func TestChosenColumnsGetWhereUntilTheUserRemovesIt(t *testing.T) {
 	h := newHarness(t, 12)
 	tl := h.u.tracks.list
 	tl.setVisible(colYear, true)
 	places := groupPlaces(h)
+	if !tl.visible.has(colWhere) || !tl.visible.has(colYear) {
+		t.Fatalf("chosen columns with other devices' tracks: %s, want Year and Where", tl.visible)
+	}
+	h.b.SetPlaces(nil)
+	h.u.apply(h.b.Status())
 	if tl.visible.has(colWhere) {
-		t.Fatal("the Where column was forced on chosen columns")
+		t.Fatal("the Where that came with other devices' tracks stayed after they went")
+	}
+	groupPlaces(h)
+	tl.setVisible(colWhere, false)
+	h.b.SetPlaces(nil)
+	h.u.apply(h.b.Status())
+	groupPlaces(h)
+	if tl.visible.has(colWhere) {
+		t.Fatal("the Where column came back after the user removed it")
+	}
+	// The next start remembers it.
+	again := newTrackList(h.u, listConfig{view: tl.key, allowed: libraryColumns, defaults: tl.visible}, listHooks{})
+	h.u.showGroupColumn()
+	if again.visible.has(colWhere) {
+		t.Fatal("the removed Where column came back on the next start")
 	}
 	ts, _ := h.b.Tracks()
 	for r, tr := range tl.tracks {

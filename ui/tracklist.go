@@ -60,9 +60,10 @@ type trackList struct {
 	dropAt    int   // the row they would land on
 	dragDY    float32
 	rowH      float32 // a row's height, for pages and drags
-	// chosen: the user chose the columns (else the Where column comes and
-	// goes with the tracks of other devices).
-	chosen bool
+	// chosen: the user chose the columns. The Where column still comes
+	// with the tracks of other devices (autoWhere: it came so, and goes
+	// with them) unless the user took it away (whereOff).
+	chosen, autoWhere, whereOff bool
 }
 
 // listHooks are what a list does with its rows (shown order).
@@ -89,6 +90,7 @@ func newTrackList(u *UI, cfg listConfig, hooks listHooks) *trackList {
 	if v, ok := parseColSet(u.setting("columns."+cfg.view), cfg.allowed); ok {
 		tl.visible, tl.chosen = v, true
 	}
+	tl.whereOff = u.setting("columns."+cfg.view+".where") == "off"
 	u.trackLists = append(u.trackLists, tl)
 	if cfg.sortable {
 		tl.sort = parseSortSpec(u.setting("sort." + cfg.view))
@@ -217,6 +219,14 @@ func (tl *trackList) setVisible(c column, on bool) {
 	}
 	tl.visible, tl.chosen = tl.visible.with(c, on), true
 	tl.u.setSetting("columns."+tl.key, tl.visible.String())
+	if c == colWhere {
+		tl.autoWhere, tl.whereOff = false, !on
+		off := ""
+		if !on {
+			off = "off"
+		}
+		tl.u.setSetting("columns."+tl.key+".where", off)
+	}
 	if !on && tl.sort.ok && tl.sort.col == c {
 		tl.setSort(sortSpec{})
 	}
@@ -224,14 +234,25 @@ func (tl *trackList) setVisible(c column, on bool) {
 	tl.list.Refresh()
 }
 
-// showGroupColumn shows the Where column in every list whose columns
-// the user did not choose while the library has tracks of other devices,
-// and hides it when it has none.
+// showGroupColumn shows the Where column in every list while the library
+// has tracks of other devices, so that they never look like this device's,
+// and hides it when it has none. Columns the user chose get it too, unless
+// the user took it away; a Where the user chose stays.
 func (u *UI) showGroupColumn() {
 	want := len(u.places) > 0
 	for _, tl := range u.trackLists {
-		if tl.chosen || !tl.allowed.has(colWhere) || tl.visible.has(colWhere) == want {
+		if !tl.allowed.has(colWhere) || tl.visible.has(colWhere) == want {
 			continue
+		}
+		switch {
+		case want && tl.whereOff:
+			continue
+		case want:
+			tl.autoWhere = tl.chosen
+		case tl.chosen && !tl.autoWhere:
+			continue // the user's own Where
+		default:
+			tl.autoWhere = false
 		}
 		tl.visible = tl.visible.with(colWhere, want)
 		tl.header.Refresh()
