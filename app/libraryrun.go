@@ -30,8 +30,11 @@ type libraryRun struct {
 	watchReady chan struct{} // closed once the current watcher started (or failed to)
 	scanGen    uint64
 	scanStop   context.CancelFunc
-	askedGen   uint64         // the scan the user asked for (a rescan, a folder added): its summary is always shown
-	wg         sync.WaitGroup // the helper goroutines, waited for on shutdown
+	askedGen   uint64 // the scan the user asked for (a rescan, a folder added): its summary is always shown
+	// watchRemoved counts the tracks the watcher removed while the scan
+	// ran: the scan finds them gone already, its summary counts them.
+	watchRemoved int
+	wg           sync.WaitGroup // the helper goroutines, waited for on shutdown
 }
 
 // libraryEvent is one change the watcher reported.
@@ -175,11 +178,19 @@ func (i scanDone) handle(a *actor) {
 		return
 	}
 	s.Found, s.Done = i.res.Found, i.res.Found
-	s.Failed = scanFailures(i.res.Problems)
+	failed := scanFailures(i.res.Problems)
+	for _, f := range s.Failed { // the watcher's, while the scan ran
+		if len(failed) < MaxScanFailed && !slices.Contains(failed, f) {
+			failed = append(failed, f)
+		}
+	}
+	s.Failed, s.Missing = failed, missingFolders(i.res.Problems)
+	res := i.res
+	res.Removed += a.libRun.watchRemoved
 	// The scan at launch says something only when the library changed:
 	// files it cannot read are named in the sidebar, not on every launch.
-	if i.res.Added > 0 || i.res.Removed > 0 || i.gen == a.libRun.askedGen {
-		a.notice(scanNotice(i.res, s.Failed))
+	if res.Added > 0 || res.Removed > 0 || res.RootsMissing > 0 || i.gen == a.libRun.askedGen {
+		a.notice(scanNotice(res, s.Failed, s.Missing))
 	}
 }
 
@@ -192,6 +203,17 @@ func scanFailures(ps []library.Problem) []ScanFailure {
 		}
 		if notRead(p.Err) {
 			out = append(out, ScanFailure{Path: p.Path, Reason: fileReason(p.Path, p.Err)})
+		}
+	}
+	return out
+}
+
+// missingFolders are the music folders a scan found gone or unreadable.
+func missingFolders(ps []library.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		if errors.Is(p.Err, library.ErrRootUnavailable) {
+			out = append(out, p.Path)
 		}
 	}
 	return out
@@ -226,14 +248,25 @@ func fileReason(path string, err error) string {
 // scanNotice sums up a finished scan: the tracks the library has from it
 // (files that could not be read are not tracks), and the files that
 // failed, by name.
-func scanNotice(res library.ScanResult, failed []ScanFailure) (level, text string) {
+func scanNotice(res library.ScanResult, failed []ScanFailure, missing []string) (level, text string) {
 	tracks := max(res.Found-res.Skipped, 0)
 	text = fmt.Sprintf("Library scanned: %s (%d added, %d removed)", plural(tracks, "track"), res.Added, res.Removed)
-	if res.Skipped == 0 || len(failed) == 0 {
-		return "info", text
+	level = "info"
+	if len(missing) > 0 {
+		level = "error"
+		text += ". Missing: " + strings.Join(missing, ", ")
 	}
-	names := make([]string, 0, len(failed))
-	for _, f := range failed[:min(len(failed), 3)] {
+	var files []ScanFailure
+	for _, f := range failed {
+		if !slices.Contains(missing, f.Path) {
+			files = append(files, f)
+		}
+	}
+	if res.Skipped == 0 || len(files) == 0 {
+		return level, text
+	}
+	names := make([]string, 0, len(files))
+	for _, f := range files[:min(len(files), 3)] {
 		names = append(names, fmt.Sprintf("%s (%s)", filepath.Base(f.Path), f.Reason))
 	}
 	text += fmt.Sprintf(". Could not read %s: %s", plural(res.Skipped, "file"), strings.Join(names, ", "))
@@ -258,8 +291,11 @@ func (a *actor) libraryChanged(ev library.Event) {
 	a.libRun.version++
 	switch ev.Kind {
 	case library.Failed:
-		a.libRun.scan.Errors++
-		a.log.Warn("library: watching", "path", ev.Track.Path, "err", ev.Err)
+		a.watchFailed(ev)
+	case library.Removed:
+		if a.libRun.scan.Running {
+			a.libRun.watchRemoved++
+		}
 	case library.Rescanned:
 		a.log.Info("library: events were lost; the folders were scanned again", "found", ev.Scan.Found)
 	}
@@ -273,6 +309,30 @@ func (a *actor) libraryChanged(ev library.Event) {
 			a.syncPrepared(a.st)
 		}
 	}
+}
+
+// watchFailed names what the watcher could not read: a music folder that
+// went gets a notice and its mark in the settings, a file joins the scan's
+// list of files that could not be read (new slices: statuses hold the old).
+func (a *actor) watchFailed(ev library.Event) {
+	s := &a.libRun.scan
+	p := ev.Track.Path
+	a.log.Warn("library: watching", "path", p, "err", ev.Err)
+	if errors.Is(ev.Err, library.ErrRootUnavailable) {
+		if !slices.Contains(s.Missing, p) {
+			s.Missing = append(slices.Clone(s.Missing), p)
+			a.notice("error", "The music folder "+p+" is gone, and its tracks left the library. Put it back and choose Rescan in Settings, or remove the folder there.")
+		}
+		return
+	}
+	if p != "" && slices.ContainsFunc(s.Failed, func(f ScanFailure) bool { return f.Path == p }) {
+		return // failed again
+	}
+	s.Errors++
+	if p == "" || len(s.Failed) >= MaxScanFailed {
+		return
+	}
+	s.Failed = append(slices.Clone(s.Failed), ScanFailure{Path: p, Reason: fileReason(p, ev.Err)})
 }
 
 // startLibrary (re)starts the watcher of the music folders and, when scan,
@@ -370,7 +430,7 @@ func (a *actor) startScan() error {
 	ctx, cancel := context.WithCancel(context.Background())
 	r.scanStop = cancel
 	r.scan = ScanStatus{Running: true}
-	r.stored = 0
+	r.stored, r.watchRemoved = 0, 0
 	roots := slices.Clone(a.folders)
 	lib, app, ready := a.lib, a.app, r.watchReady
 	feed := &scanFeed{}

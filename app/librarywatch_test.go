@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"io/fs"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,5 +141,44 @@ func waitClosed(t *testing.T, w *fakeWatcher, what string) {
 	case <-w.closed:
 	case <-time.After(30 * time.Second):
 		t.Fatalf("%s was not closed", what)
+	}
+}
+
+// Files the watcher cannot read are named, not only counted; a music
+// folder that goes says so and is marked missing; tracks the watcher
+// removed while a scan ran are counted in its summary (it said "0
+// removed" for a folder deleted during a scan).
+func TestWatcherNamesWhatWentAndWhatItCannotRead(t *testing.T) {
+	gate := make(chan struct{})
+	r := buildRig(t, self)
+	r.lib = &fakeLibrary{j: r.j, gate: gate, progress: []library.Progress{{Found: 3, Done: 1}},
+		result: library.ScanResult{Found: 3, Added: 3}}
+	r.start(Options{Config: fastCfg(), Music: []string{"/music"}})
+	r.waitStatus("scan running after the watcher started", func(s Status) bool { return s.Scan.Running && s.Scan.Done == 1 })
+	w := r.lib.watcher(0)
+	for _, p := range []string{"/music/old/a.flac", "/music/old/b.flac"} {
+		w.events <- library.Event{Kind: library.Removed, Track: library.Track{Path: p, ContentID: "b3:" + p}}
+	}
+	w.events <- library.Event{Kind: library.Failed, Track: library.Track{Path: "/music/locked.flac"}, Err: fmt.Errorf("open: %w", fs.ErrPermission)}
+	w.events <- library.Event{Kind: library.Failed, Track: library.Track{Path: "/music/locked.flac"}, Err: fmt.Errorf("open: %w", fs.ErrPermission)}
+	r.waitStatus("the events (in order) reached the actor", func(s Status) bool { return len(s.Scan.Failed) == 1 })
+	close(gate)
+	st := r.waitStatus("scan done", func(s Status) bool { return !s.Scan.Running })
+	if n := st.Notices[len(st.Notices)-1].Text; !strings.Contains(n, "2 removed") {
+		t.Fatalf("summary %q, want the 2 tracks the watcher removed during the scan", n)
+	}
+	w.events <- library.Event{Kind: library.Failed, Track: library.Track{Path: "/music/locked.flac"}, Err: fmt.Errorf("open: %w", fs.ErrPermission)}
+	st = r.waitStatus("named", func(s Status) bool { return len(s.Scan.Failed) == 1 })
+	if f := st.Scan.Failed[0]; f.Path != "/music/locked.flac" || f.Reason != "permission denied" || st.Scan.Errors != 1 {
+		t.Fatalf("failed %+v, %d errors", st.Scan.Failed, st.Scan.Errors)
+	}
+
+	w.events <- library.Event{Kind: library.Failed, Track: library.Track{Path: "/music"}, Err: fmt.Errorf("%w: /music is gone", library.ErrRootUnavailable)}
+	st = r.waitStatus("missing", func(s Status) bool { return len(s.Scan.Missing) == 1 })
+	if st.Scan.Missing[0] != "/music" {
+		t.Fatalf("missing %q", st.Scan.Missing)
+	}
+	if n := st.Notices[len(st.Notices)-1]; n.Level != "error" || !strings.Contains(n.Text, "/music is gone") {
+		t.Fatalf("notice %+v", n)
 	}
 }

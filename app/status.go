@@ -146,10 +146,13 @@ type ScanStatus struct {
 	// Failed names the first files (at most MaxScanFailed) the last scan
 	// could not read, and why.
 	Failed []ScanFailure `json:"failed,omitempty"`
+	// Missing are the music folders that are gone or cannot be read (the
+	// last scan's, and those the watcher saw go since).
+	Missing []string `json:"missing,omitempty"`
 }
 
 // MaxScanFailed bounds ScanStatus.Failed.
-const MaxScanFailed = 5
+const MaxScanFailed = 50
 
 // ScanFailure is one file or folder a scan skipped.
 type ScanFailure struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -36,7 +37,8 @@ const (
 	// ran a full Scan; reload the catalog. Scan holds its result.
 	Rescanned
 	// Failed: a file or folder could not be read or watched (Track.Path
-	// names it); it is skipped, watching goes on.
+	// names it); it is skipped, watching goes on. A music folder that is
+	// gone itself fails with ErrRootUnavailable (its tracks are Removed).
 	Failed
 )
 
@@ -535,6 +537,12 @@ func (w *Watcher) flush() bool {
 		}
 		_, existed := known[p]
 		changes = append(changes, change{track: a.track, existed: existed})
+	}
+	// A music folder itself that went is said (its files go with it).
+	for _, d := range goneDirs {
+		if slices.Contains(w.roots, d) {
+			failures = append(failures, Event{Kind: Failed, Track: Track{Path: d}, Err: fmt.Errorf("%w: %s is gone", ErrRootUnavailable, d)})
+		}
 	}
 	// Files under a removed or moved-away folder.
 	if len(goneDirs) > 0 {

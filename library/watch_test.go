@@ -2,6 +2,7 @@ package library
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -199,4 +200,31 @@ func TestDebounceWaitsForQuietOrMaxDelay(t *testing.T) {
 	if ok, _ := d.due(ms(3000)); !ok {
 		t.Fatal("endless burst not flushed at maxDelay")
 	}
+}
+
+// A music folder that goes says so (a Failed event with
+// ErrRootUnavailable naming it) besides removing its tracks: a drive
+// unplugged or a folder deleted is not a silent empty library.
+func TestWatchSaysAMusicFolderWent(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "Music")
+	song := filepath.Join(root, "Album", "01.wav")
+	toneWAV(t, song, 440, wavfile.Tags{Title: "One"})
+	idx := NewMemIndex()
+	if _, err := Scan(context.Background(), idx, []string{root}, ScanOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Watch(context.Background(), idx, []string{root}, WatchOptions{Debounce: 30 * time.Millisecond, MaxDelay: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Close() })
+	h := &watchHarness{t: t, w: w, idx: idx, root: root}
+	if err := os.RemoveAll(root); err != nil {
+		t.Fatal(err)
+	}
+	e := h.waitFor("the folder's failure", is(Failed, root))
+	if !errors.Is(e.Err, ErrRootUnavailable) {
+		t.Fatalf("err %v, want ErrRootUnavailable", e.Err)
+	}
+	h.waitFor("its track removed", is(Removed, song))
 }

@@ -70,3 +70,38 @@ func TestUnreadableFileIsNoRedNotice(t *testing.T) {
 		t.Fatal("a failed scan is still an error")
 	}
 }
+
+// A music folder that is missing is marked so in Settings and its scan
+// summary stays a problem; Details names every file the status lists and
+// speaks of more only beyond what it lists.
+func TestMissingFolderIsMarkedAndDetailsNameEveryFile(t *testing.T) {
+	h := newHarness(t, 3)
+	h.apply(func(st *app.Status) {
+		st.Folders = []string{"/m/here", "/m/gone"}
+		st.Scan = app.ScanStatus{Found: 4, Done: 4, Errors: 3, Missing: []string{"/m/gone"},
+			Failed: []app.ScanFailure{{Path: "/m/gone", Reason: "the folder is unavailable"},
+				{Path: "/m/here/a.mp3", Reason: "not audio"}, {Path: "/m/here/b.mp3", Reason: "permission denied"}}}
+		st.Notices = []app.Notice{{ID: 1, Level: "error", Text: "Library scanned: 3 tracks (0 added, 0 removed). Missing: /m/gone"}}
+	})
+	if got := h.u.notices.texts(); len(got) != 1 || !h.u.notices.rows[h.u.notices.view.Objects[0]].problem {
+		t.Fatalf("notices %q: want the missing folder as a problem", got)
+	}
+	h.u.showPage(PageSettings)
+	var marked []string
+	for _, o := range h.u.settings.folders.Objects {
+		marked = append(marked, labelsWith(o, func(s string) bool { return strings.Contains(s, "missing") })...)
+	}
+	if len(marked) != 1 || marked[0] != "/m/gone — missing" {
+		t.Fatalf("marked %q, want only /m/gone", marked)
+	}
+	h.u.scanBar.showDetails()
+	texts := strings.Join(labelsWith(h.u.win.Canvas().Overlays().Top(), func(string) bool { return true }), "|")
+	for _, want := range []string{"a.mp3", "b.mp3", "gone"} {
+		if !strings.Contains(texts, want) {
+			t.Fatalf("details %q do not name %s", texts, want)
+		}
+	}
+	if strings.Contains(texts, "more file") {
+		t.Fatalf("details %q speak of more files than the 3 they list", texts)
+	}
+}

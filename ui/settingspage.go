@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -115,8 +116,8 @@ func newSettingsPage(u *UI) *settingsPage {
 }
 
 func (p *settingsPage) update(st, prev app.Status, first bool) {
-	if first || !sameStrings(st.Folders, prev.Folders) {
-		p.renderFolders(st.Folders)
+	if first || !sameStrings(st.Folders, prev.Folders) || !sameStrings(st.Scan.Missing, prev.Scan.Missing) {
+		p.renderFolders(st.Folders, st.Scan.Missing)
 	}
 	p.sharing.update(st)
 	if first || st.DeviceName != prev.DeviceName {
@@ -161,7 +162,9 @@ func sameStrings(a, b []string) bool {
 	return true
 }
 
-func (p *settingsPage) renderFolders(fs []string) {
+// renderFolders lists the music folders, a missing one marked so: its
+// tracks left the library until it is back (Rescan) or removed.
+func (p *settingsPage) renderFolders(fs, missing []string) {
 	u := p.u
 	p.folders.RemoveAll()
 	if len(fs) == 0 {
@@ -180,7 +183,13 @@ func (p *settingsPage) renderFolders(fs []string) {
 			})
 		})
 		rm.Importance = widget.LowImportance
-		p.folders.Add(container.NewBorder(nil, nil, widget.NewIcon(theme.FolderIcon()), rm, l))
+		icon := widget.NewIcon(theme.FolderIcon())
+		if slices.Contains(missing, f) {
+			l.SetText(f + " — missing")
+			l.Importance = widget.WarningImportance
+			icon.SetResource(theme.NewWarningThemedResource(theme.WarningIcon()))
+		}
+		p.folders.Add(container.NewBorder(nil, nil, icon, rm, l))
 	}
 }
 

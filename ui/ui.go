@@ -844,8 +844,9 @@ func (u *UI) showNotices(ns []app.Notice) {
 // scanSummaryPrefix starts the app's notice after a scan, and
 // scanSummaryFailed the part of it naming the files it could not read.
 const (
-	scanSummaryPrefix = "Library scanned:"
-	scanSummaryFailed = ". Could not read "
+	scanSummaryPrefix  = "Library scanned:"
+	scanSummaryFailed  = ". Could not read "
+	scanSummaryMissing = ". Missing: " // music folders gone: stays a problem
 )
 
 // scanNoticeText is how the notice strip shows an app notice: the summary
@@ -860,7 +861,10 @@ func scanNoticeText(level, text string) (string, string) {
 	if i := strings.Index(text, scanSummaryFailed); i >= 0 {
 		text = text[:i]
 	}
-	return "info", strings.TrimSuffix(text, ".") + "."
+	if !strings.Contains(text, scanSummaryMissing) {
+		level = "info"
+	}
+	return level, strings.TrimSuffix(text, ".") + "."
 }
 
 // togglePlay plays or pauses; with nothing to play it plays the list
