@@ -43,10 +43,11 @@ type actor struct {
 	// a handoff extrapolates the position only up to then, never across
 	// the silence of an owner that stopped reporting.
 	heardAt   time.Duration
-	heardFrom engine.DeviceID // the owner heard at heardAt
-	heardHB   uint64          // its heartbeat id then: older snapshots are stale
-	shownFrom string          // the last shared notice shown: owner, id and text
-	floor     posFloor        // least position shown on the current track (liveness.go)
+	heardFrom engine.DeviceID          // the owner heard at heardAt
+	heardHB   uint64                   // its heartbeat id then: older snapshots are stale
+	boxes     map[engine.DeviceID]bool // the devices whose snapshots say they have no window
+	shownFrom string                   // the last shared notice shown: owner, id and text
+	floor     posFloor                 // least position shown on the current track (liveness.go)
 
 	answered bool // the intent being handled published and replied (answer)
 
@@ -512,6 +513,7 @@ func (a *actor) publishSnapshot() {
 		st.Closing = a.closing
 		st.Resuming = a.holding()
 	}
+	st.Box = a.opts.Box
 	b, err := json.Marshal(st)
 	if err != nil {
 		return

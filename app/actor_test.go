@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/furudesk/furudesk/audio"
 	"testing"
@@ -426,4 +427,35 @@ func BenchmarkWritesPerHour(b *testing.B) {
 	}
 	b.ReportMetric(float64(n-unflushed), "flushed-writes/hour")
 	b.ReportMetric(float64(unflushed), "unflushed-writes/hour")
+}
+
+// A device without a window says so in its snapshots, and the others list
+// it as a box; presentation only, even when it owns the output.
+func TestABoxSaysItIsOne(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg(), Box: true}, peerB)
+	r.advance(3 * time.Second)
+	if !strings.Contains(string(r.tr.lastSnap().State), `"box":true`) {
+		t.Fatalf("a box's snapshot %s does not say so", r.tr.lastSnap().State)
+	}
+	box := func(id engine.DeviceID) bool {
+		for _, d := range r.app.Status().Devices {
+			if d.DeviceID == id {
+				return d.Box
+			}
+		}
+		t.Fatalf("%s not listed", id)
+		return false
+	}
+	if !box(self) || box(peerB) {
+		t.Fatal("this box is not listed as one, or the peer is")
+	}
+	owner := engine.Claim{Counter: 5, Issuer: peerB, Owner: peerB}
+	r.announce(peerB, owner, 1, true, &PlayerState{Box: true, Volume: 50, Repeat: "off"})
+	if !box(peerB) {
+		t.Fatal("the peer's snapshot said box, its row does not")
+	}
+	r.announce(peerB, owner, 2, true, &PlayerState{Volume: 50, Repeat: "off"})
+	if box(peerB) {
+		t.Fatal("the peer became a window, its row still says box")
+	}
 }

@@ -52,6 +52,7 @@ type Options struct {
 	Peers   []string
 	Music   []string // music folders to add at launch (kept if already known)
 	Passive bool     // always-on profile: never claims by itself
+	Box     bool     // no window (--headless): the group shows it as a box, not a computer
 	Name    string   // device name to set at launch ("" keeps the stored one)
 	// Config replaces the stored playback config at launch (tests, --config-json).
 	Config *engine.Config

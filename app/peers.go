@@ -25,11 +25,27 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 	case devicesync.OpsAdded, devicesync.GroupLeft:
 		a.collectionEvent(ev)
 	case devicesync.PairingRequest:
-		a.notice("info", fmt.Sprintf("%s asks to join this group (request %s)", ev.Name, ev.ID))
+		// The request's id is for ctl and the Devices page, not for people.
+		a.notice("info", fmt.Sprintf("%s asks to join this group: answer it under Devices (or with furudesk ctl pairing)", ev.Name))
 	case devicesync.Notice:
 		a.notice("error", ev.Text)
 	case devicesync.PeerOnline, devicesync.PeerOffline:
 	}
+}
+
+// noteBox remembers whether a device runs without a window, for the
+// devices list (read from its snapshot's "box" alone: cheap for all).
+func (a *actor) noteBox(ev devicesync.SnapshotReceived) {
+	var k struct {
+		Box bool `json:"box"`
+	}
+	if json.Unmarshal(ev.State, &k) != nil || a.boxes[ev.From] == k.Box {
+		return
+	}
+	if a.boxes == nil {
+		a.boxes = map[engine.DeviceID]bool{}
+	}
+	a.boxes[ev.From] = k.Box // the status after this event shows it
 }
 
 func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
@@ -43,6 +59,7 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if err := a.e.AnnounceAged(ev.From, ev.Coordination, ev.Age); err != nil {
 			return nil // rejected: dropped and counted by the engine
 		}
+		a.noteBox(ev)
 		if ev.From != a.e.Owner() || a.e.MayRender() {
 			return nil
 		}

@@ -71,6 +71,9 @@ type PlayerState struct {
 	// one that only lags what it extrapolated (its output started a
 	// little late or stalled).
 	Jumps uint64 `json:"jumps,omitempty"`
+	// Box says the sender runs without a window (an always-on box), for
+	// the other devices' lists; presentation only, set at each publish.
+	Box bool `json:"box,omitempty"`
 	// Closing is set in the last snapshot of an owner that shuts down:
 	// every device shows the music stopped where it was (the exact
 	// position), while Playing keeps the intent for the device that

@@ -117,6 +117,8 @@ type DeviceStatus struct {
 	Relayed bool `json:"relayed,omitempty"`
 	Owner   bool `json:"owner"`
 	Self    bool `json:"self"`
+	// Box: the device runs without a window (an always-on box).
+	Box bool `json:"box,omitempty"`
 	// Selectable says whether the device picker may offer this device:
 	// this device, or another one that is online. Transfer refuses the
 	// others (ErrOffline), so a front end disables their entries.

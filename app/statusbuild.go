@@ -123,9 +123,9 @@ func (a *actor) buildStatus() Status {
 	devs := make([]DeviceStatus, 0, len(a.lastDevices))
 	for _, d := range a.lastDevices {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
-			Owner: d.ID == s.Owner, Self: d.ID == a.self}
+			Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID]}
 		if ds.Self {
-			s.Fingerprint = d.Fingerprint
+			s.Fingerprint, ds.Box = d.Fingerprint, a.opts.Box
 		}
 		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {

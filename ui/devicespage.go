@@ -118,10 +118,13 @@ func (p *devicesPage) renderDevices(st app.Status) {
 
 		actions := container.NewHBox()
 		if d.DeviceID != st.Owner {
-			here := widget.NewButtonWithIcon("Play here", iconSpeaker, func() { u.transfer(d.DeviceID, d.Name) })
-			if d.Self {
-				here.SetText("Play on this device")
+			// "Play here" is this device's, everywhere; another row's
+			// button names the device it sends the music to.
+			label := "Play here"
+			if !d.Self {
+				label = "Play on " + shorten(d.Name, maxNameOnButton)
 			}
+			here := widget.NewButtonWithIcon(label, iconSpeaker, func() { u.transfer(d.DeviceID, d.Name) })
 			if !d.Selectable {
 				here.Disable() // the app refuses it (offline)
 			}
@@ -132,7 +135,7 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			rm.Importance = widget.LowImportance
 			actions.Add(rm)
 		}
-		icon := widget.NewIcon(theme.ComputerIcon())
+		icon := widget.NewIcon(deviceIcon(d))
 		row := container.NewBorder(nil, nil, container.NewPadded(icon), container.NewCenter(actions),
 			container.New(layout.NewCustomPaddedVBoxLayout(-10), badges, stateRow))
 		if i > 0 {
@@ -140,6 +143,15 @@ func (p *devicesPage) renderDevices(st app.Status) {
 		}
 		p.list.Add(row)
 	}
+}
+
+// deviceIcon is a computer for a device with a window, a speaker for a
+// box without one.
+func deviceIcon(d app.DeviceStatus) fyne.Resource {
+	if d.Box {
+		return iconSpeaker
+	}
+	return theme.ComputerIcon()
 }
 
 // badgeAlwaysOn marks a passive device (an always-on server that plays

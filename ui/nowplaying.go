@@ -343,14 +343,23 @@ type banner struct {
 	u     *UI
 	view  *fyne.Container
 	label *widget.Label
+	hint  *widget.Label
 }
+
+// The banner's second line: what the controls do, or that the owner is
+// out of reach.
+const (
+	bannerHint            = "The controls here drive that device."
+	bannerHintUnreachable = "It does not answer; Play here carries on here."
+)
 
 func newBanner(u *UI) *banner {
 	b := &banner{u: u}
 	b.label = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 	b.label.Truncation = fyne.TextTruncateEllipsis
-	hint := widget.NewLabel("The controls here drive that device.")
+	hint := widget.NewLabel(bannerHint)
 	hint.Truncation = fyne.TextTruncateEllipsis
+	b.hint = hint
 	here := widget.NewButtonWithIcon("Play here", iconSpeaker, func() { u.transfer(u.st.DeviceID, "this device") })
 	bg := canvas.NewRectangle(withAlpha(theme.Color(theme.ColorNamePrimary), 0x40))
 	row := container.NewBorder(nil, nil, widget.NewIcon(iconSpeaker), container.NewCenter(here), container.New(textRow{}, b.label, hint))
@@ -363,6 +372,11 @@ func (b *banner) update(st app.Status) {
 	remote := st.Owner != "" && st.Owner != st.DeviceID
 	if remote {
 		setText(b.label, bannerText(st))
+		hint := bannerHint
+		if !ownerReachable(st) {
+			hint = bannerHintUnreachable
+		}
+		setText(b.hint, hint)
 	}
 	if remote != b.view.Visible() {
 		b.view.Hidden = !remote
@@ -375,6 +389,9 @@ func (b *banner) update(st app.Status) {
 // "<name> has the output" when it has nothing to play.
 func bannerText(st app.Status) string {
 	name := ownerName(st)
+	if !ownerReachable(st) {
+		return name + " is out of reach"
+	}
 	switch ownerBadge(st) {
 	case "Playing":
 		return "Playing on " + name
@@ -383,6 +400,18 @@ func bannerText(st app.Status) string {
 	default:
 		return name + " has the output"
 	}
+}
+
+// ownerReachable reports whether another device owning the output is
+// online (a paused or playing state shown for one that is not is only its
+// last word).
+func ownerReachable(st app.Status) bool {
+	for _, d := range st.Devices {
+		if d.DeviceID == st.Owner {
+			return d.Online || d.Self
+		}
+	}
+	return true // not listed (yet): nothing says otherwise
 }
 
 // scanView is the scan progress at the bottom of the sidebar; after a

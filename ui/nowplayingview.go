@@ -26,7 +26,7 @@ type nowPlayingView struct {
 	artists *fyne.Container // a link per artist
 	album   *widget.Hyperlink
 	info    *subtle
-	device  *widget.Label
+	device  *tipButton // where it plays; opens the device picker
 	next    *trackList
 	nextIdx []int
 	nothing *widget.Label
@@ -54,9 +54,13 @@ func newNowPlayingView(u *UI) *nowPlayingView {
 	v.album.Truncation = fyne.TextTruncateEllipsis
 	v.album.OnTapped = v.openAlbum
 	v.info = newSubtle("")
-	v.device = widget.NewLabel("")
-	v.device.Truncation = fyne.TextTruncateEllipsis
-	v.device.Importance = widget.HighImportance
+	// Where it plays is a button that says what it does: it picks another
+	// device (a blue line looked like a link and did nothing).
+	v.device = u.newTipButton("", iconSpeaker, "Where the music plays: pick a device", func() {
+		u.popUpMenuAt(u.deviceMenu(), v.device)
+	}).opening("menu")
+	v.device.Importance = widget.LowImportance
+	v.device.Alignment = widget.ButtonAlignLeading
 	back := widget.NewButtonWithIcon("Back", theme.NavigateBackIcon(), u.closeNowPlaying)
 	back.Importance = widget.LowImportance
 	queue := widget.NewButtonWithIcon("Open the queue", iconQueue, func() { u.showPage(PageQueue) })
@@ -151,7 +155,7 @@ func (v *nowPlayingView) render() {
 	if st.Owner != "" && st.Owner != st.DeviceID {
 		where = bannerText(st)
 	}
-	v.device.SetText(where)
+	v.device.SetText(shorten(where, maxNameInMenu)) // a button does not truncate
 	v.setCover(u.cat.coverKey(t.ContentID, t.Album))
 
 	// Up next: the play order after the current entry.

@@ -211,7 +211,7 @@ func TestPickingADeviceTransfers(t *testing.T) {
 	h.remote()
 	h.b.ResetCalls()
 	h.u.showPage(PageDevices)
-	test.Tap(button(t, h.u.devices.view, "Play on this device"))
+	test.Tap(button(t, h.u.devices.view, "Play here"))
 	h.wantCalls("Transfer(dev-desk)")
 }
 
@@ -240,14 +240,14 @@ func TestOnlySelectableDevicesCanBePicked(t *testing.T) {
 	h.wantNoCall("Transfer")
 
 	h.u.showPage(PageDevices)
-	here := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
+	here := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play on Laptop" })
 	if len(here) != 1 || !here[0].Disabled() {
-		t.Fatalf("Laptop's Play here: %d buttons, want 1 disabled", len(here))
+		t.Fatalf("Laptop's Play on Laptop: %d buttons, want 1 disabled", len(here))
 	}
 	test.Tap(here[0])
 	h.wantNoCall("Transfer")
-	if b := button(t, h.u.devices.view, "Play on this device"); b.Disabled() {
-		t.Fatal("Play on this device is disabled")
+	if b := button(t, h.u.devices.view, "Play here"); b.Disabled() {
+		t.Fatal("this device's Play here is disabled")
 	}
 
 	// Laptop comes back online: both places offer it again.
@@ -255,9 +255,9 @@ func TestOnlySelectableDevicesCanBePicked(t *testing.T) {
 	if got := disabled(); got["Laptop"] {
 		t.Fatalf("device menu disabled flags %v; want Laptop enabled", got)
 	}
-	here = find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
+	here = find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play on Laptop" })
 	if len(here) != 1 || here[0].Disabled() {
-		t.Fatal("Laptop's Play here is still disabled once it is online")
+		t.Fatal("Play on Laptop is still disabled once it is online")
 	}
 	test.Tap(here[0])
 	h.wantCalls("Transfer(dev-laptop)")
@@ -272,9 +272,9 @@ func TestTransferFailureIsShown(t *testing.T) {
 	h.laptopOnline()
 	h.b.Fail["Transfer"] = fakebackend.Offline("Laptop")
 	h.u.showPage(PageDevices)
-	buttons := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play here" })
+	buttons := find(h.u.devices.view, func(b *widgetButton) bool { return b.Text == "Play on Laptop" })
 	if len(buttons) != 1 {
-		t.Fatalf("%d Play here buttons, want 1 (Laptop)", len(buttons))
+		t.Fatalf("%d Play on Laptop buttons, want 1", len(buttons))
 	}
 	before := len(h.u.notices.texts())
 	test.AssertNotificationSent(t, nil, func() { test.Tap(buttons[0]) })
@@ -284,6 +284,38 @@ func TestTransferFailureIsShown(t *testing.T) {
 	}
 	if h.u.st.Owner != "dev-living" || h.u.banner.label.Text != "Living room has the output" {
 		t.Fatalf("after a refused transfer: owner %s, banner %q", h.u.st.Owner, h.u.banner.label.Text)
+	}
+}
+
+// Devices speak plainly: "Play here" is this device's one name, another
+// row's button names its device, a box without a window is no laptop, and
+// an owner that does not answer is not shown as "Paused on" it.
+func TestDeviceWording(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.remote()
+	h.apply(func(st *app.Status) {
+		st.Devices = slices.Clone(st.Devices)
+		st.Devices[1].Box = true
+	})
+	h.u.showPage(PageDevices)
+	var texts []string
+	for _, b := range find(h.u.devices.view, func(*widgetButton) bool { return true }) {
+		texts = append(texts, b.Text)
+	}
+	if !slices.Contains(texts, "Play here") || !slices.Contains(texts, "Play on Laptop") || slices.Contains(texts, "Play on this device") {
+		t.Fatalf("Devices page buttons %q", texts)
+	}
+	icons := find(h.u.devices.view, func(i *widget.Icon) bool { return i.Resource == iconSpeaker })
+	if len(icons) != 1 {
+		t.Fatalf("%d speaker icons on the Devices page, want 1 (the box)", len(icons))
+	}
+	h.apply(func(st *app.Status) {
+		st.Devices = slices.Clone(st.Devices)
+		st.Devices[1].Online, st.Playing = false, false
+	})
+	if got := h.u.banner.label.Text; got != "Living room is out of reach" || h.u.banner.hint.Text != bannerHintUnreachable {
+		t.Fatalf("banner %q / %q for an owner that does not answer", got, h.u.banner.hint.Text)
 	}
 }
 

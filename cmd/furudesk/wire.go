@@ -91,7 +91,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	}
 	d.node.HandleFetch(d.gl.ServeFetch)
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
-		Music: opts.music, Passive: opts.passive, Name: name, Config: opts.config, Logger: logger},
+		Music: opts.music, Passive: opts.passive, Box: opts.headless, Name: name, Config: opts.config, Logger: logger},
 		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node, GroupLib: d.gl,
 			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
 	if err != nil {
