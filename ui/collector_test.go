@@ -565,6 +565,23 @@ func TestTooltips(t *testing.T) {
 		t.Fatalf("tooltip %q, want the whole title", h.u.tips.shown())
 	}
 	r.MouseOut()
+
+	// Moved (scrolled) away under a mouse that did not: the tooltip's
+	// owner is no longer where it was, and the tooltip goes at the next
+	// check. A page change takes it away at once.
+	next.MouseIn(&desktop.MouseEvent{})
+	if h.u.tips.ownerMoved() {
+		t.Fatal("the tooltip's button counts as moved before anything moved")
+	}
+	next.Move(next.Position().AddXY(0, 40))
+	if !h.u.tips.ownerMoved() {
+		t.Fatal("the button moved, the tooltip does not notice")
+	}
+	next.Move(next.Position().AddXY(0, -40))
+	h.u.showPage(PageSettings)
+	if h.u.tips.shown() != "" {
+		t.Fatal("the tooltip stays after a page change")
+	}
 }
 
 // Tab reaches every control: the sidebar, the search field, the column

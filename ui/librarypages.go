@@ -59,9 +59,10 @@ func (u *UI) addFolder(path string) {
 // tryDemo makes the demo tracks and plays them once they are in the
 // library.
 func (u *UI) tryDemo() {
-	u.notices.info("Making the demo tracks…")
+	done := u.notices.working("Making the demo tracks…")
 	u.demoPlay = true
 	u.runThen(u.b.GenerateDemo, func(err error) {
+		done()
 		if err != nil {
 			u.demoPlay = false
 			u.showError("Could not make the demo tracks: " + userError(err))

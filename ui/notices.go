@@ -75,6 +75,17 @@ func newNoticeBar(u *UI) *noticeBar {
 
 func (n *noticeBar) info(text string) { n.add("info", text) }
 
+// working shows text while some work runs; the returned func takes it
+// away when the work is done (a finished job keeps no "Making…" toast).
+func (n *noticeBar) working(text string) (done func()) {
+	row, _ := n.addRow("info", text, "", nil, nil)
+	return func() {
+		if _, ok := n.rows[row]; ok {
+			n.remove(row)
+		}
+	}
+}
+
 // add shows a notice; level "error" (or "warning") is a problem.
 func (n *noticeBar) add(level, text string) { n.addRow(level, text, "", nil, nil) }
 
@@ -334,4 +345,39 @@ func blendOver(base, tint color.Color, a uint8) color.Color {
 	k := float64(a) / 255
 	mix := func(b, t uint32) uint8 { return uint8((float64(b>>8)*(1-k) + float64(t>>8)*k)) }
 	return color.NRGBA{R: mix(br, tr), G: mix(bg, tg), B: mix(bb, tb), A: 0xff}
+}
+
+// confirmFor is how long a confirmation ("Saved.") stays under what it
+// confirms.
+const confirmFor = 4 * time.Second
+
+// confirm shows a success message in l that goes by itself after
+// confirmFor, or when the page is left: a "Saved." that stays says
+// nothing about the next change.
+func (u *UI) confirm(l *widget.Label, text string) {
+	l.Importance = widget.SuccessImportance
+	l.SetText(text)
+	l.Show()
+	u.confirmed = append(u.confirmed, l)
+	u.confirmGen++
+	gen := u.confirmGen
+	if u.ticking {
+		time.AfterFunc(confirmFor, func() {
+			framegov.Do(func() {
+				if u.confirmGen == gen && l.Importance == widget.SuccessImportance {
+					l.Hide()
+				}
+			})
+		})
+	}
+}
+
+// unconfirm takes the confirmations shown away (a page change).
+func (u *UI) unconfirm() {
+	for _, l := range u.confirmed {
+		if l.Importance == widget.SuccessImportance {
+			l.Hide()
+		}
+	}
+	u.confirmed = u.confirmed[:0]
 }

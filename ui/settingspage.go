@@ -27,7 +27,7 @@ type settingsPage struct {
 	rescan   *widget.Button
 	scanLine *subtle
 
-	name    *widget.Entry
+	name    *wheelEntry
 	nameMsg *widget.Label
 	passive *widget.Check
 	passMsg *widget.Label
@@ -35,7 +35,7 @@ type settingsPage struct {
 	gainMsg *widget.Label
 
 	claim, failover, takePaused *widget.Check
-	discovery, timeout          *widget.Entry
+	discovery, timeout          *wheelEntry
 	cfgMsg                      *widget.Label
 	cfgShown                    engine.Config // what the form was last filled with
 	filling                     bool
@@ -54,7 +54,7 @@ func newSettingsPage(u *UI) *settingsPage {
 	music := widget.NewCard("Music folders", "furudesk watches these folders and picks up changes by itself.",
 		container.NewVBox(p.folders, container.NewHBox(add, p.rescan, p.scanLine)))
 
-	p.name = widget.NewEntry()
+	p.name = newWheelEntry(p.scroll)
 	p.name.SetPlaceHolder("e.g. Living room")
 	p.nameMsg = widget.NewLabel("")
 	p.nameMsg.Hide()
@@ -81,8 +81,8 @@ func newSettingsPage(u *UI) *settingsPage {
 	p.claim = widget.NewCheck("Take over playback when this device starts", nil)
 	p.failover = widget.NewCheck("Continue here when the playing device disappears", nil)
 	p.takePaused = widget.NewCheck("Take over at startup even when playback is paused elsewhere", nil)
-	p.discovery = widget.NewEntry()
-	p.timeout = widget.NewEntry()
+	p.discovery = newWheelEntry(p.scroll)
+	p.timeout = newWheelEntry(p.scroll)
 	form := widget.NewForm(
 		widget.NewFormItem(fieldDiscovery+" (milliseconds)", p.discovery),
 		widget.NewFormItem(fieldOwnerTimeout+" (milliseconds)", p.timeout))
@@ -105,7 +105,7 @@ func newSettingsPage(u *UI) *settingsPage {
 	look := newSubtle("furudesk follows your system's light or dark appearance.")
 	appearance := widget.NewCard("Appearance", "", look)
 
-	p.sharing = newSharingCard(u)
+	p.sharing = newSharingCard(u, p.scroll)
 	cards := container.NewVBox(music, device, sound, playback, p.sharing.view)
 	if d := u.opts.Desktop; d != nil {
 		cards.Add(widget.NewCard("Desktop", "", d))
@@ -113,6 +113,12 @@ func newSettingsPage(u *UI) *settingsPage {
 	cards.Add(appearance)
 	p.view = container.NewVScroll(cards)
 	return p
+}
+
+// scroll is the page's scroll (nil while it is built).
+func (p *settingsPage) scroll() *container.Scroll {
+	s, _ := p.view.(*container.Scroll)
+	return s
 }
 
 func (p *settingsPage) update(st, prev app.Status, first bool) {
@@ -205,11 +211,10 @@ func (p *settingsPage) saveName() {
 		if err != nil {
 			p.nameMsg.Importance = widget.DangerImportance
 			p.nameMsg.SetText("Could not rename: " + userError(err))
+			p.nameMsg.Show()
 		} else {
-			p.nameMsg.Importance = widget.SuccessImportance
-			p.nameMsg.SetText("Renamed.")
+			p.u.confirm(p.nameMsg, "Renamed.")
 		}
-		p.nameMsg.Show()
 	})
 }
 
@@ -356,9 +361,7 @@ func (p *settingsPage) applyConfig() {
 			return
 		}
 		p.cfgShown = cfg
-		p.cfgMsg.Importance = widget.SuccessImportance
-		p.cfgMsg.SetText("Saved.")
-		p.cfgMsg.Show()
+		p.u.confirm(p.cfgMsg, "Saved.")
 	})
 }
 

@@ -23,15 +23,15 @@ type sharingCard struct {
 	u      *UI
 	view   fyne.CanvasObject
 	usage  *subtle
-	limit  *widget.Entry // megabytes
-	upload *widget.Entry // KB/s, 0: none
+	limit  *wheelEntry // megabytes
+	upload *wheelEntry // KB/s, 0: none
 	msg    *widget.Label
 	places uint64 // the places version the usage was read at
 	read   bool
 }
 
-func newSharingCard(u *UI) *sharingCard {
-	c := &sharingCard{u: u, usage: newSubtle(""), limit: widget.NewEntry(), upload: widget.NewEntry(), msg: widget.NewLabel("")}
+func newSharingCard(u *UI, page func() *container.Scroll) *sharingCard {
+	c := &sharingCard{u: u, usage: newSubtle(""), limit: newWheelEntry(page), upload: newWheelEntry(page), msg: widget.NewLabel("")}
 	c.usage.Wrapping = fyne.TextWrapWord
 	c.msg.Wrapping = fyne.TextWrapWord
 	c.msg.Hide()
@@ -136,10 +136,11 @@ func (c *sharingCard) clear() {
 }
 
 func (c *sharingCard) say(s string, bad bool) {
-	c.msg.Importance = widget.SuccessImportance
-	if bad {
-		c.msg.Importance = widget.DangerImportance
+	if !bad {
+		c.u.confirm(c.msg, s)
+		return
 	}
+	c.msg.Importance = widget.DangerImportance
 	c.msg.SetText(s)
 	c.msg.Show()
 }

@@ -20,6 +20,11 @@ import (
 
 const tipDelay = 600 * time.Millisecond
 
+// tipCheckEvery is how often a shown tooltip checks that its owner is
+// still where it was: a scroll or a page change moves the owner away
+// without the mouse moving, and no hover event says so.
+const tipCheckEvery = 250 * time.Millisecond
+
 // tipLayer is the layer the tooltip is drawn in.
 type tipLayer struct {
 	u      *UI
@@ -27,6 +32,7 @@ type tipLayer struct {
 	bubble *fyne.Container
 	text   *canvas.Text
 	owner  fyne.CanvasObject // what the tooltip shown (or pending) is for
+	at     fyne.Position     // the owner's place when the tooltip came
 	timer  *time.Timer
 	gen    int
 }
@@ -87,6 +93,36 @@ func (t *tipLayer) show(text string, pos fyne.Position) {
 	t.bubble.Resize(size)
 	t.bubble.Show()
 	t.view.Refresh()
+	if t.owner != nil {
+		t.at = fyne.CurrentApp().Driver().AbsolutePositionForObject(t.owner)
+		if t.u.ticking {
+			t.follow(t.gen)
+		}
+	}
+}
+
+// follow hides the tooltip once its owner moved (scrolled) or left the
+// window (another page); it runs only while a tooltip shows.
+func (t *tipLayer) follow(gen int) {
+	t.timer = time.AfterFunc(tipCheckEvery, func() {
+		framegov.Do(func() {
+			if t.gen != gen || !t.bubble.Visible() {
+				return
+			}
+			if t.ownerMoved() {
+				t.hide(nil)
+				return
+			}
+			t.follow(gen)
+		})
+	})
+}
+
+// ownerMoved reports whether the tooltip's owner is no longer where the
+// tooltip was shown for it.
+func (t *tipLayer) ownerMoved() bool {
+	o := t.owner
+	return o == nil || !onCanvas(t.u.win.Canvas(), o) || fyne.CurrentApp().Driver().AbsolutePositionForObject(o) != t.at
 }
 
 // hide takes owner's tooltip away (nil: any).

@@ -159,20 +159,22 @@ type UI struct {
 	plays     map[string]playStats // play counts of the group, by content id
 	demoPlay  bool                 // play the demo tracks once they are in the library
 
-	banner    *banner
-	notices   *noticeBar
-	np        *nowPlaying
-	tracks    *tracksPage
-	artists   *artistsPage
-	albums    *albumsPage
-	queue     *queuePage
-	nowView   *nowPlayingView
-	playlists *playlistsPage
-	devices   *devicesPage
-	settings  *settingsPage
-	scanBar   *scanView
-	covers    *coverCache
-	tips      *tipLayer
+	banner     *banner
+	notices    *noticeBar
+	np         *nowPlaying
+	tracks     *tracksPage
+	artists    *artistsPage
+	albums     *albumsPage
+	queue      *queuePage
+	nowView    *nowPlayingView
+	playlists  *playlistsPage
+	devices    *devicesPage
+	settings   *settingsPage
+	scanBar    *scanView
+	covers     *coverCache
+	tips       *tipLayer
+	confirmed  []*widget.Label // success messages shown (confirm)
+	confirmGen int             // the newest confirmation: an older one's timer leaves it
 
 	// The group's lists for the menus and the liked tracks for the
 	// hearts (playlistmenu.go), and the Status.PlaylistsVersion they are of.
@@ -352,6 +354,8 @@ func (u *UI) showPage(name string) {
 	if u.page == name {
 		return
 	}
+	u.tips.hide(nil) // its owner leaves the window
+	u.unconfirm()
 	if name == PageNowPlaying && u.page != PageNowPlaying {
 		u.back = u.page
 	}
