@@ -32,6 +32,9 @@ type catalog struct {
 	}
 	albums  []*albumEntry // by artist, year, title
 	artists []*artistEntry
+	// artistHay and albumHay are the artists' names and the albums' titles
+	// (with their artist) folded for search, made at the first search.
+	artistHay, albumHay []string
 }
 
 // track is what the window keeps of a library.Track: what its lists, the
@@ -380,6 +383,37 @@ func (c *catalog) coverKey(contentID, album string) string {
 // "Ágætis"): the semantics of storage's search and so of `ctl search`. In
 // catalog order, at most limit of them. A query of only spaces is no
 // query.
+// searchGroups are the artists whose names and the albums whose titles
+// (with their artist) match q, at most limit of each, with the same
+// folding as the tracks' search ("sigur ros" finds Sigur Rós).
+func (c *catalog) searchGroups(q string, limit int) (artists []*artistEntry, albums []*albumEntry) {
+	terms := library.QueryTerms(q)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if c.artistHay == nil {
+		c.artistHay = make([]string, len(c.artists))
+		for i, a := range c.artists {
+			c.artistHay[i] = library.Normalize(a.name)
+		}
+		c.albumHay = make([]string, len(c.albums))
+		for i, a := range c.albums {
+			c.albumHay[i] = library.Normalize(a.title + " " + a.artist)
+		}
+	}
+	for i, h := range c.artistHay {
+		if len(artists) < limit && library.Matches(h, terms) {
+			artists = append(artists, c.artists[i])
+		}
+	}
+	for i, h := range c.albumHay {
+		if len(albums) < limit && library.Matches(h, terms) {
+			albums = append(albums, c.albums[i])
+		}
+	}
+	return artists, albums
+}
+
 func (c *catalog) search(q string, limit int) []*track {
 	terms := library.QueryTerms(q)
 	if len(terms) == 0 {

@@ -161,3 +161,22 @@ func truncatingText(o fyne.CanvasObject) (text string, style fyne.TextStyle, siz
 	}
 	return text, style, size, trunc != fyne.TextTruncateOff
 }
+
+// fixedWidth gives its objects a fixed width and their own height (the
+// labels of a column of rows).
+type fixedWidth struct{ width float32 }
+
+func (f fixedWidth) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	for _, o := range objs {
+		o.Move(fyne.NewPos(0, 0))
+		o.Resize(size)
+	}
+}
+
+func (f fixedWidth) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	h := float32(0)
+	for _, o := range objs {
+		h = max(h, o.MinSize().Height)
+	}
+	return fyne.NewSize(f.width, h)
+}

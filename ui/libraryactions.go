@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"math/rand/v2"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 )
@@ -10,6 +12,24 @@ import (
 
 // playTracks replaces the queue with tracks and plays from index. Very long
 // lists are cut to a window around the chosen track.
+// shuffleTracks plays tracks shuffled, from a random one of them.
+func (u *UI) shuffleTracks(tracks []*track) {
+	if len(tracks) == 0 {
+		return
+	}
+	ids := make([]string, 0, min(len(tracks), 5000))
+	for _, t := range tracks[:min(len(tracks), 5000)] {
+		ids = append(ids, t.ContentID)
+	}
+	start := rand.IntN(len(ids))
+	u.run("Could not shuffle", func() error {
+		if err := u.b.SetShuffle(true); err != nil {
+			return err
+		}
+		return u.b.PlayTracks(ids, start)
+	})
+}
+
 func (u *UI) playTracks(tracks []*track, index int) {
 	const before, total = 500, 5000
 	if len(tracks) == 0 {

@@ -89,6 +89,7 @@ const maxQueryShown = 80
 type tracksPage struct {
 	u       *UI
 	list    *trackList
+	groups  *fyne.Container // while searching: the artists and albums that match, then "Tracks"
 	empty   fyne.CanvasObject
 	noMatch *subtle
 	loading fyne.CanvasObject
@@ -100,13 +101,17 @@ func newTracksPage(u *UI) *tracksPage {
 	p.noMatch = newSubtleWithStyle("", fyne.TextAlignCenter, fyne.TextStyle{})
 	p.noMatch.Wrapping = fyne.TextWrapWord
 	p.loading = container.NewCenter(widget.NewLabel("Loading your library…"))
-	p.view = container.NewStack(p.list.view, p.empty, container.New(centredText{hintWidth}, p.noMatch), p.loading)
+	p.groups = container.NewVBox()
+	p.groups.Hide()
+	p.view = container.NewStack(container.NewBorder(p.groups, nil, nil, nil, p.list.view), p.empty,
+		container.New(centredText{hintWidth}, p.noMatch), p.loading)
 	p.refresh()
 	return p
 }
 
 func (p *tracksPage) refresh() {
 	u := p.u
+	p.groups.Hide()
 	p.empty.Hide()
 	p.noMatch.Hide()
 	p.loading.Hide()
@@ -124,13 +129,65 @@ func (p *tracksPage) refresh() {
 	case u.query != "":
 		res := u.cat.search(u.query, searchLimit)
 		p.list.set(res)
-		if len(res) == 0 {
+		p.showGroups(u.cat.searchGroups(u.query, searchGroupMax))
+		if len(res) == 0 && !p.groups.Visible() {
 			p.noMatch.SetText("No tracks match “" + shorten(strings.TrimSpace(u.query), maxQueryShown) + "”.")
 			p.noMatch.Show()
 		}
 	default:
 		p.list.set(u.cat.tracks)
 	}
+}
+
+// searchGroupMax is how many artists and albums a search shows above its
+// tracks.
+const searchGroupMax = 8
+
+// showGroups shows the artists and albums a search found above its
+// tracks, each a button to its page; nothing when it found none.
+func (p *tracksPage) showGroups(artists []*artistEntry, albums []*albumEntry) {
+	u := p.u
+	p.groups.RemoveAll()
+	if len(artists) == 0 && len(albums) == 0 {
+		p.groups.Hide()
+		return
+	}
+	row := func(title string, items []fyne.CanvasObject) {
+		head := widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		p.groups.Add(container.NewBorder(nil, nil, container.New(fixedWidth{90}, head), nil,
+			container.NewHScroll(container.NewHBox(items...))))
+	}
+	if len(artists) > 0 {
+		var items []fyne.CanvasObject
+		for _, a := range artists {
+			b := widget.NewButtonWithIcon(shorten(a.name, maxNameOnButton), iconArtists, func() { u.goToArtist(a.name) })
+			b.Importance = widget.LowImportance
+			items = append(items, b)
+		}
+		row("Artists", items)
+	}
+	if len(albums) > 0 {
+		var items []fyne.CanvasObject
+		for _, a := range albums {
+			b := widget.NewButtonWithIcon(shorten(a.title+" — "+a.artist, maxNameOnButton+16), iconAlbum, func() {
+				u.clearSearch()
+				u.showPage(PageAlbums)
+				u.albums.openAlbum(a)
+			})
+			b.Importance = widget.LowImportance
+			items = append(items, b)
+		}
+		row("Albums", items)
+	}
+	n := len(p.list.tracks)
+	tracks := widget.NewLabelWithStyle("Tracks", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	count := newSubtle(plural(n, "track", "tracks"))
+	if n == 0 {
+		count.SetText("No track matches.")
+	}
+	p.groups.Add(container.NewHBox(container.New(fixedWidth{90}, tracks), count))
+	p.groups.Add(widget.NewSeparator())
+	p.groups.Show()
 }
 
 // libraryList is a list of the library's tracks: double-click or Enter
@@ -156,19 +213,23 @@ func (u *UI) playRows(tl *trackList, rows []int) {
 }
 
 // artistsPage lists artists on the left and the chosen artist's tracks on
-// the right.
+// the right, album by album (oldest first, each under its title), with
+// Play, Shuffle and Add to queue for all of them.
 type artistsPage struct {
 	u        *UI
 	selected string // the chosen artist's name, kept when the catalog is read again
 	artists  []*artistEntry
 	list     *widget.List
 	tracks   *trackList
+	name     *widget.Label
+	info     *subtle
 	empty    fyne.CanvasObject
 	view     *fyne.Container
 }
 
 func newArtistsPage(u *UI) *artistsPage {
 	p := &artistsPage{u: u, tracks: u.libraryList("artist"), empty: u.emptyLibrary()}
+	p.tracks.hooks.group = albumHeading
 	p.list = widget.NewList(
 		func() int { return len(p.artists) },
 		func() fyne.CanvasObject {
@@ -188,11 +249,21 @@ func newArtistsPage(u *UI) *artistsPage {
 	p.list.HideSeparators = true
 	p.list.OnSelected = func(id widget.ListItemID) {
 		if id < len(p.artists) {
-			p.selected = p.artists[id].name
-			p.tracks.set(p.artists[id].tracks)
+			p.show(p.artists[id])
 		}
 	}
-	split := container.NewHSplit(p.list, p.tracks.view)
+	p.name = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	p.name.SizeName = theme.SizeNameSubHeadingText
+	p.name.Truncation = fyne.TextTruncateEllipsis
+	p.info = newSubtle("")
+	play := widget.NewButtonWithIcon("Play", theme.MediaPlayIcon(), func() { u.playTracks(p.tracks.base, 0) })
+	play.Importance = widget.HighImportance
+	shuffle := widget.NewButtonWithIcon("Shuffle", iconShuffle, func() { u.shuffleTracks(p.tracks.base) })
+	queue := widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { u.enqueue(p.tracks.base, false) })
+	head := container.NewBorder(nil, nil, nil, container.NewHBox(play, shuffle, queue),
+		container.New(layout.NewCustomPaddedVBoxLayout(-10), p.name, p.info))
+	right := container.NewBorder(container.NewVBox(container.NewPadded(head), widget.NewSeparator()), nil, nil, nil, p.tracks.view)
+	split := container.NewHSplit(p.list, right)
 	split.Offset = 0.3
 	p.view = container.NewStack(split, p.empty)
 	p.empty.Hide()
@@ -212,7 +283,7 @@ func (p *artistsPage) setCatalog(c *catalog) {
 	}
 	p.list.UnselectAll()
 	p.list.Refresh()
-	p.tracks.set(nil)
+	p.show(nil)
 	if len(p.artists) > 0 {
 		p.list.Select(keep)
 	}
@@ -221,6 +292,58 @@ func (p *artistsPage) setCatalog(c *catalog) {
 	} else {
 		p.empty.Hide()
 	}
+}
+
+// show lists a's tracks album by album (nil: none).
+func (p *artistsPage) show(a *artistEntry) {
+	if a == nil {
+		p.name.SetText("")
+		p.info.SetText("")
+		p.tracks.set(nil)
+		return
+	}
+	p.selected = a.name
+	p.name.SetText(a.name)
+	p.info.SetText(plural(a.albums, "album", "albums") + " · " + plural(len(a.tracks), "track", "tracks"))
+	p.tracks.set(byAlbum(a.tracks))
+}
+
+// byAlbum orders an artist's tracks album by album, the oldest first
+// (albums of one year by title), each album in library order.
+func byAlbum(ts []*track) []*track {
+	type album struct {
+		year  int32
+		title string
+	}
+	first := map[string]album{}
+	for _, t := range ts {
+		k := albumHeading(t)
+		a, ok := first[k]
+		if !ok || t.Year > a.year {
+			first[k] = album{year: max(a.year, t.Year), title: strings.ToLower(t.Album)}
+		}
+	}
+	out := slices.Clone(ts)
+	slices.SortStableFunc(out, func(x, y *track) int {
+		ax, ay := first[albumHeading(x)], first[albumHeading(y)]
+		if ax.year != ay.year {
+			return int(ax.year - ay.year)
+		}
+		if c := strings.Compare(ax.title, ay.title); c != 0 {
+			return c
+		}
+		return strings.Compare(albumHeading(x), albumHeading(y))
+	})
+	return out
+}
+
+// albumHeading is the heading of a track's album on an artist's page.
+func albumHeading(t *track) string {
+	h := orUnknown(t.Album, "album")
+	if t.Year > 0 {
+		h += " · " + itoa(int(t.Year))
+	}
+	return h
 }
 
 // albumsPage is the grid of album covers; tapping one opens its tracks.

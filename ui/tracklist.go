@@ -64,6 +64,7 @@ type trackList struct {
 	// with the tracks of other devices (autoWhere: it came so, and goes
 	// with them) unless the user took it away (whereOff).
 	chosen, autoWhere, whereOff bool
+	tall                        map[int]bool // rows made taller for a group heading
 }
 
 // listHooks are what a list does with its rows (shown order).
@@ -74,6 +75,10 @@ type listHooks struct {
 	move     func(rows []int, to int)    // to: place of the first among the rows that stay; nil: not movable
 	current  func(row int) bool          // the playing row; nil: by content id
 	missing  func(row int) bool          // a track no device online has, greyed
+	// group names the group of a track (its album on an artist's page):
+	// while the list shows its own order, the first row of each group
+	// carries the group's heading. nil: no groups.
+	group func(t *track) string
 }
 
 // listConfig sets a list up: the settings key, the columns it may show
@@ -144,6 +149,7 @@ func (tl *trackList) setKeep(tracks []*track, keep bool) {
 
 // resort orders the shown rows by the list's sort.
 func (tl *trackList) resort() {
+	defer tl.groupHeights()
 	if !tl.sort.ok {
 		tl.tracks = tl.base
 		tl.perm = nil
@@ -154,6 +160,51 @@ func (tl *trackList) resort() {
 	for i, p := range tl.perm {
 		tl.tracks[i] = tl.base[p]
 	}
+}
+
+// heading is the group heading row r carries ("" for none): groups show
+// only in the list's own order, a column's sort mixes them.
+func (tl *trackList) heading(r int) string {
+	g := tl.hooks.group
+	if g == nil || tl.sort.ok || r < 0 || r >= len(tl.tracks) {
+		return ""
+	}
+	h := g(tl.tracks[r])
+	if r > 0 && g(tl.tracks[r-1]) == h {
+		return ""
+	}
+	return h
+}
+
+// groupHeights makes the rows that carry a heading taller by it, and the
+// rows that no longer do their own height again.
+func (tl *trackList) groupHeights() {
+	if tl.hooks.group == nil || tl.list == nil {
+		return
+	}
+	if tl.rowH == 0 {
+		newTrackRow(tl) // measures a row
+	}
+	if tl.tall == nil {
+		tl.tall = map[int]bool{}
+	}
+	for r := range tl.tall {
+		if r >= len(tl.tracks) || tl.heading(r) == "" {
+			tl.list.SetItemHeight(r, tl.rowH)
+			delete(tl.tall, r)
+		}
+	}
+	for r := range tl.tracks {
+		if tl.heading(r) != "" && !tl.tall[r] {
+			tl.list.SetItemHeight(r, tl.rowH+groupHeadingHeight())
+			tl.tall[r] = true
+		}
+	}
+}
+
+// groupHeadingHeight is the room a group heading takes above its row.
+func groupHeadingHeight() float32 {
+	return fyne.MeasureText("Ag", theme.TextSize(), fyne.TextStyle{Bold: true}).Height + 3*theme.Padding()
 }
 
 // baseIndex is the index in the list's own order of shown row r.
@@ -732,6 +783,8 @@ type trackRow struct {
 	heart                *heartCell
 	bg, focus, hover     *canvas.Rectangle
 	dropAbove, dropBelow *canvas.Rectangle
+	head                 *widget.Label    // the group heading above the row, hidden when none
+	body                 *fyne.Container  // the row under the heading
 	mods                 fyne.KeyModifier // of the mouse button press being handled
 	// box lays the cells out for the columns laid, laid out again when the
 	// list's visible columns changed.
@@ -768,6 +821,9 @@ func newTrackRow(tl *trackList) *trackRow {
 		return x
 	}
 	r.dropAbove, r.dropBelow = line(), line()
+	r.head = widget.NewLabelWithStyle("", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	r.head.Truncation = fyne.TextTruncateEllipsis
+	r.head.Hide()
 	r.ExtendBaseWidget(r)
 	keep(tl.u, r, func(r *trackRow) Control {
 		ctl := Control{Kind: "row", Text: r.cells[colTitle].text}
@@ -796,8 +852,9 @@ func (r *trackRow) CreateRenderer() fyne.WidgetRenderer {
 	}
 	cells := container.New(colLayout{visible: &r.tl.visible}, objs...)
 	r.box, r.laid = cells, r.tl.visible
-	return widget.NewSimpleRenderer(container.NewStack(r.hover, r.bg, r.focus, cells,
-		container.New(dropLines{}, r.dropAbove, r.dropBelow)))
+	r.body = container.NewStack(r.hover, r.bg, r.focus, cells,
+		container.New(dropLines{}, r.dropAbove, r.dropBelow))
+	return widget.NewSimpleRenderer(container.New(headedRow{r.head}, r.head, r.body))
 }
 
 func (r *trackRow) bind(id int) {
@@ -805,6 +862,13 @@ func (r *trackRow) bind(id int) {
 	tl := r.tl
 	if id < 0 || id >= len(tl.tracks) {
 		return
+	}
+	if h := tl.heading(id); h != "" || r.head.Visible() {
+		r.head.SetText(h)
+		r.head.Hidden = h == ""
+		if r.body != nil {
+			headedRow{r.head}.Layout([]fyne.CanvasObject{r.head, r.body}, r.Size())
+		}
 	}
 	t := tl.tracks[id]
 	if r.box != nil && r.laid != tl.visible {
@@ -1054,3 +1118,25 @@ func (dropLines) MinSize([]fyne.CanvasObject) fyne.Size { return fyne.NewSize(0,
 var color0 = color.Transparent
 
 func upper(s string) string { return strings.ToUpper(s) }
+
+// headedRow lays out a row under its group heading (when shown).
+type headedRow struct{ head *widget.Label }
+
+func (l headedRow) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	top := float32(0)
+	if l.head.Visible() {
+		top = groupHeadingHeight()
+		objs[0].Move(fyne.NewPos(0, theme.Padding()))
+		objs[0].Resize(fyne.NewSize(size.Width, top-theme.Padding()))
+	}
+	objs[1].Move(fyne.NewPos(0, top))
+	objs[1].Resize(fyne.NewSize(size.Width, size.Height-top))
+}
+
+func (l headedRow) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	s := objs[1].MinSize()
+	if l.head.Visible() {
+		s.Height += groupHeadingHeight()
+	}
+	return s
+}
