@@ -12,7 +12,8 @@ import (
 )
 
 // The keyboard. Anywhere but in a text field: Space plays or pauses,
-// ←/→ seek 5 s, Ctrl+←/→ previous/next track, Ctrl+F searches, Ctrl+,
+// ←/→ seek 5 s, Ctrl+←/→ previous/next track, Ctrl+↑/↓ the volume, M
+// mutes, Ctrl+F searches, Ctrl+,
 // opens the settings, F1 or ? lists the shortcuts, Escape leaves the
 // now-playing view or clears the search. In the search field Escape
 // leaves it (a second Escape clears it) and ↓ goes to the results. The
@@ -23,6 +24,8 @@ var shortcuts = [][2]string{
 	{"Space", "Play or pause"},
 	{"← / →", "Back or forward 5 seconds"},
 	{"Ctrl+← / Ctrl+→", "Previous or next track"},
+	{"Ctrl+↑ / Ctrl+↓", "Volume up or down"},
+	{"M", "Mute or unmute"},
 	{"Ctrl+F", "Search"},
 	{"Escape", "Leave the search field; again: clear the search"},
 	{"↑ / ↓, Page Up / Page Down, Home / End", "Move in a list (with Shift: select a range)"},
@@ -47,6 +50,8 @@ func (u *UI) setupKeys() {
 	mod := fyne.KeyModifierShortcutDefault
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyLeft, Modifier: mod}, func(fyne.Shortcut) { u.prev() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyRight, Modifier: mod}, func(fyne.Shortcut) { u.next() })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyUp, Modifier: mod}, func(fyne.Shortcut) { u.np.nudgeVolume(volumeStep) })
+	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyDown, Modifier: mod}, func(fyne.Shortcut) { u.np.nudgeVolume(-volumeStep) })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyF, Modifier: mod}, func(fyne.Shortcut) { u.focusSearch() })
 	c.AddShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyComma, Modifier: mod}, func(fyne.Shortcut) { u.clearSearch(); u.showPage(PageSettings) })
 	c.AddShortcut(&fyne.ShortcutSelectAll{}, func(fyne.Shortcut) {
@@ -106,10 +111,19 @@ func (u *UI) typedKey(e *fyne.KeyEvent) {
 
 // typedRune handles a character nothing focused took.
 func (u *UI) typedRune(r rune) {
-	if r == '?' && u.topDialog() == nil {
+	if u.topDialog() != nil {
+		return
+	}
+	switch r {
+	case '?':
 		u.showShortcuts()
+	case 'm', 'M':
+		u.np.toggleMute()
 	}
 }
+
+// volumeStep is how much a volume key turns the volume.
+const volumeStep = 5
 
 // showShortcuts lists the keyboard shortcuts.
 func (u *UI) showShortcuts() {

@@ -37,9 +37,11 @@ type nowPlaying struct {
 
 	device  *tipButton
 	volume  *widget.Slider
-	volIcon *widget.Icon
-	volWant int // the volume the user asked for, -1 when none is pending
-	volBusy bool
+	volIcon *tipButton // mutes and unmutes
+	// unmuteTo is the volume a mute left (0: none known, unmute to 50).
+	unmuteTo int
+	volWant  int // the volume the user asked for, -1 when none is pending
+	volBusy  bool
 }
 
 func newNowPlaying(u *UI) *nowPlaying {
@@ -115,7 +117,8 @@ func newNowPlaying(u *UI) *nowPlaying {
 	n.device = device
 	n.device.Importance = widget.LowImportance
 	n.device.Alignment = widget.ButtonAlignLeading
-	n.volIcon = widget.NewIcon(theme.VolumeUpIcon())
+	n.volIcon = u.newTipButton("", theme.VolumeUpIcon(), "Mute (M)", n.toggleMute)
+	n.volIcon.Importance = widget.LowImportance
 	n.volume = widget.NewSlider(0, 100)
 	n.volume.OnChanged = func(v float64) { n.setVolume(int(v)) }
 	n.volume.OnChangeEnded = func(float64) { u.win.Canvas().Unfocus() }
@@ -202,8 +205,12 @@ func (n *nowPlaying) update(st app.Status, first bool) {
 	case st.Volume < 50:
 		vi = theme.VolumeDownIcon()
 	}
-	if n.volIcon.Resource != vi {
-		n.volIcon.SetResource(vi)
+	if n.volIcon.Icon != vi {
+		n.volIcon.SetIcon(vi)
+		n.volIcon.tip = "Mute (M)"
+		if st.Volume == 0 {
+			n.volIcon.tip = "Unmute (M)"
+		}
 	}
 
 	label, imp := "This device", widget.LowImportance
@@ -268,6 +275,39 @@ func (n *nowPlaying) showPosition() {
 	pos := n.u.position()
 	setText(&n.elapsed.Label, formatDuration(pos))
 	setSlider(n.seek, pos.Seconds(), max(total.Seconds(), 1))
+}
+
+// toggleMute mutes the volume, or gives back the volume the mute left.
+func (n *nowPlaying) toggleMute() {
+	cur := n.shownVolume()
+	if cur > 0 {
+		n.unmuteTo = cur
+		n.showVolume(0)
+		return
+	}
+	to := n.unmuteTo
+	if to <= 0 {
+		to = 50
+	}
+	n.showVolume(to)
+}
+
+// nudgeVolume turns the volume up or down by d (the volume keys).
+func (n *nowPlaying) nudgeVolume(d int) {
+	n.showVolume(max(0, min(100, n.shownVolume()+d)))
+}
+
+// shownVolume is the volume asked for last, else the one shown.
+func (n *nowPlaying) shownVolume() int {
+	if n.volWant >= 0 {
+		return n.volWant
+	}
+	return int(n.volume.Value)
+}
+
+// showVolume moves the slider to v, which asks for it.
+func (n *nowPlaying) showVolume(v int) {
+	n.volume.SetValue(float64(v)) // OnChanged sends it
 }
 
 // setVolume sends the newest volume the user asked for; values superseded
