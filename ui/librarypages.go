@@ -260,7 +260,7 @@ func newArtistsPage(u *UI) *artistsPage {
 	play.Importance = widget.HighImportance
 	shuffle := widget.NewButtonWithIcon("Shuffle", iconShuffle, func() { u.shuffleTracks(p.tracks.base) })
 	queue := widget.NewButtonWithIcon("Add to queue", theme.ContentAddIcon(), func() { u.enqueue(p.tracks.base, false) })
-	head := container.NewBorder(nil, nil, nil, container.NewHBox(play, shuffle, queue),
+	head := container.NewBorder(nil, nil, nil, container.NewCenter(container.NewHBox(play, shuffle, queue)),
 		container.New(layout.NewCustomPaddedVBoxLayout(-10), p.name, p.info))
 	right := container.NewBorder(container.NewVBox(container.NewPadded(head), widget.NewSeparator()), nil, nil, nil, p.tracks.view)
 	split := container.NewHSplit(p.list, right)
