@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/furudesk/furudesk/app"
@@ -53,6 +54,7 @@ type ctlServer struct {
 	path string
 	ln   net.Listener
 	app  *app.App
+	web  atomic.Pointer[webPlayer] // set once the device has its web player
 	wg   sync.WaitGroup
 
 	mu    sync.Mutex
@@ -400,6 +402,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return viewWindow() // instance.go
 	case "stats":
 		return runtimeStats(), nil // ctlstats.go
+	case "web":
+		return ctlWeb(s.web.Load(), req) // webplayer.go
 	}
 	return nil, fmt.Errorf("unknown command %q (see furudesk ctl --help)", req.Cmd)
 }
@@ -620,6 +624,9 @@ Commands:
   window                      the window's page, controls and where they are, pop-ups
                               and focus, as JSON (for scripts and tests that drive it)
   stats                       goroutines and memory of the running furudesk, as JSON
+  web                         the web player's address and pairing state (--web ADDR turns it on)
+  web pair                    a one-use pairing code for a browser, valid 10 minutes
+  web info | web browsers | web revoke BROWSER_ID   as JSON; remove a paired browser
 `
 
 // runCtl is the client: it sends one command to the instance of the data

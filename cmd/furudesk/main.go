@@ -44,6 +44,8 @@ type options struct {
 	mdnsExclude    []string
 	mdnsExcludeSet bool
 	verbose        bool
+	// web is the address of the web player (empty: off).
+	web string
 }
 
 // listFlag is a repeatable string flag.
@@ -134,6 +136,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&opts.configJSON, "config-json", "", `playback config to store at launch, e.g. {"owner_timeout_ms":2000}`)
 	fs.BoolVar(&opts.mdns, "mdns", true, "find the group's devices on the LAN with mDNS")
 	fs.Var(&mdnsEx, "mdns-exclude", "a network interface mDNS must stay off, such as tun0 or docker*; repeatable, kept for later launches (an empty value clears)")
+	fs.StringVar(&opts.web, "web", "", "serve the web player on host:port (e.g. :8443) for phones and browsers of the network; off when empty")
 	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
 	if err := fs.Parse(args); err != nil {
 		return opts, err

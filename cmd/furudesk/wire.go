@@ -31,6 +31,7 @@ type device struct {
 	gl     *grouplib.Library
 	out    *audio.Output
 	ctl    *ctlServer
+	web    *webPlayer
 	cancel context.CancelFunc
 	log    *slog.Logger
 
@@ -101,6 +102,13 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if d.ctl, err = listenCtl(opts.dataDir, d.app); err != nil {
 		return fail(err)
 	}
+	d.web = &webPlayer{app: d.app, store: d.store, log: logger}
+	d.ctl.web.Store(d.web)
+	if opts.web != "" {
+		if err := d.web.start(opts.web); err != nil {
+			return fail(fmt.Errorf("--web %s: %w", opts.web, err))
+		}
+	}
 	return d, nil
 }
 
@@ -139,6 +147,9 @@ func (d *device) closeAll() error {
 			d.log.Debug("shutdown", "step", name, "took", time.Since(t).Round(time.Millisecond))
 		}
 		t = time.Now()
+	}
+	if d.web != nil {
+		step("web", d.web.stop())
 	}
 	if d.ctl != nil {
 		step("ctl", d.ctl.close())

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/storage"
+	"github.com/furudesk/furudesk/web"
+)
+
+// webBrowsersKey is the setting holding the paired browsers (hashes of
+// their credentials only, see web.Pairing).
+const webBrowsersKey = "web_browsers"
+
+// webCreds keeps the paired browsers in the store's settings.
+type webCreds struct{ s *storage.Store }
+
+func (c webCreds) LoadBrowsers() ([]byte, error) {
+	v, _, err := c.s.Setting(webBrowsersKey)
+	return []byte(v), err
+}
+
+func (c webCreds) SaveBrowsers(b []byte) error { return c.s.SetSetting(webBrowsersKey, string(b)) }
+
+// webPlayer is the device's web player, off until started (--web, or
+// the window's Settings).
+type webPlayer struct {
+	app   *app.App
+	store *storage.Store
+	log   *slog.Logger
+
+	mu  sync.Mutex
+	srv *web.Server
+}
+
+// start serves the web player on addr (one at a time: a running one is
+// stopped first).
+func (w *webPlayer) start(addr string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.srv != nil {
+		_ = w.srv.Close()
+		w.srv = nil
+	}
+	s, err := web.Start(web.Options{Addr: addr, Backend: w.app, Store: webCreds{w.store}, Logger: w.log})
+	if err != nil {
+		return err
+	}
+	w.srv = s
+	w.log.Info("web player", "urls", strings.Join(s.URLs(), " "))
+	return nil
+}
+
+func (w *webPlayer) stop() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.srv == nil {
+		return nil
+	}
+	err := w.srv.Close()
+	w.srv = nil
+	return err
+}
+
+// server is the running web player, or web.ErrOff.
+func (w *webPlayer) server() (*web.Server, error) {
+	if w == nil {
+		return nil, web.ErrOff
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.srv == nil {
+		return nil, web.ErrOff
+	}
+	return w.srv, nil
+}
+
+// ctlWeb runs `ctl web [pair | info | browsers | revoke ID]`.
+func ctlWeb(w *webPlayer, req ctlRequest) (any, error) {
+	s, err := w.server()
+	if err != nil {
+		return nil, fmt.Errorf("%s", web.Message(err))
+	}
+	sub := ""
+	if len(req.Args) > 0 {
+		sub = req.Args[0]
+	}
+	switch {
+	case sub == "" && len(req.Args) == 0:
+		in := s.Info()
+		var b strings.Builder
+		fmt.Fprintf(&b, "Web player: %s", in.URLs[0])
+		if len(in.URLs) > 1 {
+			fmt.Fprintf(&b, " (also %s)", strings.Join(in.URLs[1:], ", "))
+		}
+		conn := 0
+		for _, br := range in.Browsers {
+			if br.Connected {
+				conn++
+			}
+		}
+		fmt.Fprintf(&b, "\nPaired browsers: %d, %d of them connected now", len(in.Browsers), conn)
+		fmt.Fprintf(&b, "\nPairing codes waiting: %d (furudesk ctl web pair makes one)", in.OpenCodes)
+		return ctlMessage(b.String()), nil
+	case sub == "pair" && len(req.Args) == 1:
+		c, err := s.NewCode()
+		if err != nil {
+			return nil, err
+		}
+		return ctlMessage(fmt.Sprintf("Pairing code: %s-%s (one browser, valid until %s)\nOpen %s in the browser and type it.",
+			c.Code[:4], c.Code[4:], c.Expires.Local().Format("15:04"), s.URLs()[0])), nil
+	case sub == "info" && len(req.Args) == 1:
+		return s.Info(), nil
+	case sub == "browsers" && len(req.Args) == 1:
+		return s.Browsers(), nil
+	case sub == "revoke" && len(req.Args) == 2:
+		b, err := s.Revoke(req.Args[1])
+		if err != nil {
+			return nil, fmt.Errorf("%s", web.Message(err))
+		}
+		return ctlMessage("Removed " + b.Label + " (" + b.ID + "), paired " + b.Paired.Local().Format(time.DateOnly) + ": its pages are shown out"), nil
+	}
+	return nil, fmt.Errorf("usage: web | web pair | web info | web browsers | web revoke BROWSER_ID")
+}
