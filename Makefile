@@ -10,7 +10,7 @@ SOAK ?= 20m
 BROWSE ?= 30m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean
+.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean test-web
 
 all: build
 
@@ -80,6 +80,13 @@ unit-noffmpeg:
 
 race: ffmpeg
 	$(WITH_FFMPEG) $(GO) test -count=1 -race $$(for d in engine app library grouplib devicesync; do [ -d $$d ] && echo ./$$d/...; done)
+
+## test-web: the web player in a real Chromium (Debian's chromium,
+## chromedp): pairing, browsing, transfers between two headless devices,
+## a foreign origin, a revocation; screenshots in bin/web-e2e/
+test-web: ffmpeg
+	@scripts/install-deps.sh --web
+	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayerInChromium$$' -v -timeout 10m
 
 smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png

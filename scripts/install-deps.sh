@@ -11,6 +11,7 @@
 #                                    a window manager and xdotool to drive it)
 #   scripts/install-deps.sh --bench  also what the desktop benchmark drives the
 #                                    window with (python3-xlib)
+#   scripts/install-deps.sh --web    the test packages and Chromium (make test-web)
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
@@ -19,11 +20,13 @@ build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
   libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
 bench_pkgs=(python3 python3-xlib)
+web_pkgs=(chromium)
 
 pkgs=("${build_pkgs[@]}")
 case "${1:-}" in
 --test) pkgs+=("${test_pkgs[@]}") ;;
 --bench) pkgs+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+--web) pkgs+=("${test_pkgs[@]}" "${web_pkgs[@]}") ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
