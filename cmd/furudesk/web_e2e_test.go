@@ -280,6 +280,14 @@ func TestWebPlayerInChromium(t *testing.T) {
 		t.Fatalf("bad origins counted %d then %d", before, after)
 	}
 
+	// The device serving the page goes away: the page says so, and
+	// reconnects by itself when it is back (the pairing kept).
+	desk.stop(false)
+	b.until("the page says the device is gone", `!document.getElementById("banner").hidden && document.getElementById("banner").textContent.includes("does not answer")`)
+	b.shot("phone-reconnecting")
+	desk.start()
+	b.until("the page reconnected", `document.getElementById("banner").hidden && ws && ws.readyState === 1`)
+
 	// Revoked: the open page is shown out at once.
 	in := webInfo(t, desk)
 	if len(in.Browsers) != 1 {

@@ -94,20 +94,28 @@ function connect() {
     else if (m.t === "reply") { const f = waiting.get(m.id); waiting.delete(m.id); if (f) f(m); }
     else if (m.t === "bye") { showPair(m.message); }
   };
-  w.onclose = async (ev) => {
+  w.onclose = (ev) => {
     if (ws !== w) return;
     ws = null;
     for (const f of waiting.values()) f({ ok: false, error: "The connection was lost before furudesk answered." });
     waiting.clear();
     if (ev.code === 4001) { showPair("This browser was removed from the group: pair it again with a code."); return; }
-    banner((deviceName || "furudesk") + " does not answer: reconnecting…");
-    retry = Math.min(retry + 1, 5);
-    setTimeout(async () => {
-      const s = await session();
-      if (s && !s.paired) { showPair(s.error); return; }
-      if (s) connect(); else w.onclose({ code: 1006 });
-    }, 500 * retry);
+    reconnect();
   };
+}
+
+// reconnect tries again, a little later each time (at most every 3 s),
+// until the device answers; a browser revoked meanwhile gets the pairing
+// page.
+function reconnect() {
+  banner((deviceName || "furudesk") + " does not answer: reconnecting…");
+  retry = Math.min(retry + 1, 6);
+  setTimeout(async () => {
+    const s = await session();
+    if (!s) { reconnect(); return; }
+    if (!s.paired) { showPair(s.error); return; }
+    connect();
+  }, 500 * retry);
 }
 
 function onState(s) {
