@@ -16,6 +16,7 @@ require (
 	github.com/hajimehoshi/ebiten/v2 v2.8.8
 	github.com/hashicorp/mdns v1.0.7
 	github.com/mewkiz/flac v1.0.14
+	github.com/skip2/go-qrcode v0.0.0-20200617195104-da1b6568686e
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
 	lukechampine.com/blake3 v1.4.1

@@ -41,6 +41,7 @@ type settingsPage struct {
 	filling                     bool
 
 	sharing *sharingCard
+	web     *webCard // nil without Options.Web
 }
 
 func newSettingsPage(u *UI) *settingsPage {
@@ -107,6 +108,10 @@ func newSettingsPage(u *UI) *settingsPage {
 
 	p.sharing = newSharingCard(u, p.scroll)
 	cards := container.NewVBox(music, device, sound, playback, p.sharing.view)
+	if w := u.opts.Web; w != nil {
+		p.web = newWebCard(u, w)
+		cards.Add(p.web.view)
+	}
 	if d := u.opts.Desktop; d != nil {
 		cards.Add(widget.NewCard("Desktop", "", d))
 	}
@@ -126,6 +131,9 @@ func (p *settingsPage) update(st, prev app.Status, first bool) {
 		p.renderFolders(st.Folders, st.Scan.Missing)
 	}
 	p.sharing.update(st)
+	if p.web != nil {
+		p.web.update()
+	}
 	if first || st.DeviceName != prev.DeviceName {
 		p.name.SetText(st.DeviceName)
 	}

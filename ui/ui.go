@@ -36,6 +36,10 @@ type Options struct {
 	// Desktop is shown on the settings page in a "Desktop" card: switches
 	// the front end owns, such as closing to the system tray; nil shows none.
 	Desktop fyne.CanvasObject
+	// Web is the web player the settings turn on and off, with its
+	// pairing codes and browsers ("Phones and browsers"); nil shows no
+	// card.
+	Web WebPlayer
 	// Listed, when set, is told on the UI goroutine how many tracks the
 	// window lists each time it has read the catalog (the front end logs
 	// it; the desktop benchmark reads it).
@@ -379,6 +383,10 @@ func (u *UI) showPage(name string) {
 	u.refreshHeader()
 	if name == PageSettings {
 		u.settings.sharing.update(u.st)
+		if w := u.settings.web; w != nil {
+			w.read = false // the browsers listed as they are now
+			w.update()
+		}
 	}
 }
 

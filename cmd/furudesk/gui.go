@@ -47,7 +47,7 @@ var _ ui.Backend = (*app.App)(nil)
 // tray), MPRIS asks it to quit, or the app ends. Along the window it
 // serves MPRIS, the system tray and the ctl raise command; none of them is
 // fatal.
-func runGUI(a *app.App, opts options) error {
+func runGUI(a *app.App, wp *webPlayer, opts options) error {
 	log := stderrLogger(opts)
 	// The window holds the whole catalog (27 MB of Go objects with
 	// 100,000 tracks, Fyne's fonts another 13) and makes garbage as the
@@ -74,7 +74,7 @@ func runGUI(a *app.App, opts options) error {
 	// failures to register it.
 	hasTray := isDesk && trayHost()
 	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
-	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray),
+	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray), Web: wp,
 		Prefs:  newViewPrefs(fa.Preferences(), opts.dataDir),
 		Listed: func(n int) { log.Debug("window lists the library", "tracks", n) },
 		Shown: func(n int) {

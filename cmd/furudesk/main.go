@@ -104,7 +104,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		os.Exit(code)
 	})
-	gerr := runGUI(dev.app, opts)
+	gerr := runGUI(dev.app, dev.web, opts)
 	stopGuard()
 	if err := dev.close(); err != nil && gerr == nil {
 		gerr = err

@@ -9,12 +9,17 @@ import (
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/storage"
+	"github.com/furudesk/furudesk/ui"
 	"github.com/furudesk/furudesk/web"
 )
 
 // webBrowsersKey is the setting holding the paired browsers (hashes of
-// their credentials only, see web.Pairing).
-const webBrowsersKey = "web_browsers"
+// their credentials only, see web.Pairing); webAddrKey the address the
+// window's Settings turned the web player on at (absent: off).
+const (
+	webBrowsersKey = "web_browsers"
+	webAddrKey     = "web_addr"
+)
 
 // webCreds keeps the paired browsers in the store's settings.
 type webCreds struct{ s *storage.Store }
@@ -52,6 +57,72 @@ func (w *webPlayer) start(addr string) error {
 	}
 	w.srv = s
 	w.log.Info("web player", "urls", strings.Join(s.URLs(), " "))
+	return nil
+}
+
+// launch starts the web player at launch: on flag (--web) when given,
+// else where the Settings left it.
+func (w *webPlayer) launch(flag string) error {
+	if flag != "" {
+		if err := w.start(flag); err != nil {
+			return fmt.Errorf("--web %s: %w", flag, err)
+		}
+		return nil
+	}
+	addr, ok, err := w.store.Setting(webAddrKey)
+	if err != nil || !ok || addr == "" {
+		return err
+	}
+	if err := w.start(addr); err != nil {
+		// The saved address is taken (another program): the device
+		// runs without the web player, and Settings says so.
+		w.log.Warn("web player not started", "addr", addr, "error", err)
+	}
+	return nil
+}
+
+var _ ui.WebPlayer = (*webPlayer)(nil)
+
+// WebState, SetWeb, NewWebCode and RevokeBrowser are the window's
+// Settings card (ui.WebPlayer).
+func (w *webPlayer) WebState() ui.WebState {
+	addr, _, _ := w.store.Setting(webAddrKey)
+	s, err := w.server()
+	if err != nil {
+		return ui.WebState{Addr: addr}
+	}
+	return ui.WebState{On: true, Addr: s.Addr().String(), URLs: s.URLs(), Browsers: s.Browsers()}
+}
+
+func (w *webPlayer) SetWeb(on bool, addr string) error {
+	if !on {
+		if err := w.stop(); err != nil {
+			return err
+		}
+		return w.store.DeleteSetting(webAddrKey)
+	}
+	if err := w.start(addr); err != nil {
+		return fmt.Errorf("%s is not free or not an address of this machine (%v)", addr, err)
+	}
+	return w.store.SetSetting(webAddrKey, addr)
+}
+
+func (w *webPlayer) NewWebCode() (web.Code, error) {
+	s, err := w.server()
+	if err != nil {
+		return web.Code{}, fmt.Errorf("%s", web.Message(err))
+	}
+	return s.NewCode()
+}
+
+func (w *webPlayer) RevokeBrowser(id string) error {
+	s, err := w.server()
+	if err != nil {
+		return fmt.Errorf("%s", web.Message(err))
+	}
+	if _, err := s.Revoke(id); err != nil {
+		return fmt.Errorf("%s", web.Message(err))
+	}
 	return nil
 }
 

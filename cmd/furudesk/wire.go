@@ -104,10 +104,8 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	}
 	d.web = &webPlayer{app: d.app, store: d.store, log: logger}
 	d.ctl.web.Store(d.web)
-	if opts.web != "" {
-		if err := d.web.start(opts.web); err != nil {
-			return fail(fmt.Errorf("--web %s: %w", opts.web, err))
-		}
+	if err := d.web.launch(opts.web); err != nil {
+		return fail(err)
 	}
 	return d, nil
 }
