@@ -6,7 +6,6 @@ package ui
 
 import (
 	"fmt"
-	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -86,7 +85,7 @@ func newWebCard(u *UI, w WebPlayer) *webCard {
 	hint.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(widget.NewFormItem("Address", container.NewBorder(nil, nil, nil, applyBtn, c.addr)))
 	c.view = widget.NewCard("Phones and browsers", "", container.NewVBox(hint, c.on, form, c.msg,
-		container.NewBorder(nil, nil, c.qr, nil, container.NewVBox(c.url, c.codeBtn, c.code)),
+		container.NewBorder(nil, nil, c.qr, nil, container.NewVBox(c.url, container.NewHBox(c.codeBtn), c.code)),
 		widget.NewLabelWithStyle("Paired browsers", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}), c.browsers))
 	return c
 }
@@ -179,7 +178,7 @@ func (c *webCard) newCode() {
 			c.say("No pairing code: " + userError(err))
 			return
 		}
-		c.code.SetText(fmt.Sprintf("%s-%s  (one browser, until %s)", code.Code[:4], code.Code[4:], code.Expires.Local().Format(time.Kitchen)))
+		c.code.SetText(fmt.Sprintf("%s-%s  (one browser, until %s)", code.Code[:4], code.Code[4:], code.Expires.Local().Format("15:04")))
 		c.code.Show()
 	})
 }
