@@ -86,7 +86,7 @@ race: ffmpeg
 ## a foreign origin, a revocation; screenshots in bin/web-e2e/
 test-web: ffmpeg
 	@scripts/install-deps.sh --web
-	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayerInChromium$$' -v -timeout 10m
+	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayer' -v -timeout 10m
 
 smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png

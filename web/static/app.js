@@ -258,15 +258,24 @@ function albumArtist(t) { return t.aa || (t.a && t.a[0]) || "Unknown artist"; }
 function groups(keyOf, tracks) {
   const m = new Map();
   for (const t of tracks) for (const k of keyOf(t)) { if (!m.has(k)) m.set(k, []); m.get(k).push(t); }
-  return [...m.entries()].sort((a, b) => a[0].localeCompare(b[0], undefined, { sensitivity: "base", numeric: true }));
+  return [...m.entries()].sort((a, b) => collator.compare(a[0], b[0]));
 }
 function byAlbumOrder(a, b) { return (a.d || 0) - (b.d || 0) || (a.n || 0) - (b.n || 0) || a.t.localeCompare(b.t); }
+
+// noBrokenCover keeps a row's place for a cover that does not load (a
+// handler set here: the page's CSP forbids inline ones, and a row's image
+// may fail before the row is in the document).
+function noBrokenCover(li) {
+  const img = li.querySelector("img");
+  if (img) img.onerror = () => { img.style.visibility = "hidden"; };
+}
 
 function trackRow(t, list, i) {
   const li = document.createElement("li");
   if (!t.p) li.className = "unplayable";
   li.innerHTML = `<button class="rowmain" aria-label="Play ${esc(t.t)}${t.p ? "" : " (no device has it now)"}"><img alt="" loading="lazy" src="/cover/${encodeURIComponent(t.id)}"><span class="rowtext"><span>${esc(t.t)}</span><span class="sub">${esc((t.a || []).join(", "))}${t.al ? " · " + esc(t.al) : ""}</span></span></button>` +
     `<button class="icon" aria-label="More for ${esc(t.t)}" aria-haspopup="dialog">${icon("more")}</button>`;
+  noBrokenCover(li);
   li.querySelector(".rowmain").onclick = () => send("play", { ids: list.map((x) => x.id), index: i });
   li.querySelectorAll("button")[1].onclick = () => trackActions(t);
   return li;
@@ -274,9 +283,30 @@ function trackRow(t, list, i) {
 function groupRow(name, sub, coverOf, onclick) {
   const li = document.createElement("li");
   li.innerHTML = `<button class="rowmain"><img alt="" loading="lazy" src="/cover/${encodeURIComponent(coverOf)}"><span class="rowtext"><span>${esc(name)}</span><span class="sub">${esc(sub)}</span></span></button>`;
+  noBrokenCover(li);
   li.querySelector("button").onclick = onclick;
   return li;
 }
+// fillRows shows items in ul a chunk at a time: the next chunk when the
+// end of the list comes into view, so 10,000 tracks list at once.
+const CHUNK = 200;
+let rowsObserver = null;
+function fillRows(ul, items, makeRow) {
+  if (rowsObserver) { rowsObserver.disconnect(); rowsObserver = null; }
+  let shown = 0;
+  const more = () => {
+    const frag = document.createDocumentFragment();
+    for (const end = Math.min(items.length, shown + CHUNK); shown < end; shown++) frag.appendChild(makeRow(items[shown], shown));
+    ul.appendChild(frag);
+    if (shown < items.length) {
+      const last = ul.lastElementChild;
+      rowsObserver = new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) { rowsObserver.disconnect(); rowsObserver = null; more(); } }, { rootMargin: "600px" });
+      rowsObserver.observe(last);
+    }
+  };
+  more();
+}
+
 function renderLib() {
   const ul = $("lib"); ul.innerHTML = "";
   let tracks = null, title = "";
@@ -286,26 +316,31 @@ function renderLib() {
   $("libhead").hidden = !(libSel && !searchIDs);
   $("libtitle").textContent = title;
   if (!library.length) { $("libempty").hidden = false; $("libempty").textContent = "The group's library is empty."; return; }
-  const frag = document.createDocumentFragment();
   if (tracks) {
-    tracks.slice(0, 2000).forEach((t, i) => frag.appendChild(trackRow(t, tracks, i)));
+    fillRows(ul, tracks, (t, i) => trackRow(t, tracks, i));
     if (!tracks.length) { $("libempty").hidden = false; $("libempty").textContent = "Nothing found."; }
   } else if (libMode === "artists") {
-    for (const [name, ts] of groups((t) => [albumArtist(t)], library)) {
+    fillRows(ul, groups((t) => [albumArtist(t)], library), ([name, ts]) => {
       const albums = new Set(ts.map((t) => t.al)).size;
-      frag.appendChild(groupRow(name, albums + (albums === 1 ? " album" : " albums"), ts[0].id, () => { libSel = { name, tracks: ts.slice().sort((a, b) => (a.al || "").localeCompare(b.al || "") || byAlbumOrder(a, b)) }; renderLib(); }));
-    }
+      return groupRow(name, albums + (albums === 1 ? " album" : " albums"), ts[0].id, () => { libSel = { name, tracks: ts.slice().sort((a, b) => (a.al || "").localeCompare(b.al || "") || byAlbumOrder(a, b)) }; renderLib(); });
+    });
   } else if (libMode === "albums") {
-    for (const [key, ts] of groups((t) => [(t.al || "Unknown album") + "\u0000" + albumArtist(t)], library)) {
+    fillRows(ul, groups((t) => [(t.al || "Unknown album") + "\u0000" + albumArtist(t)], library), ([key, ts]) => {
       const [name, artist] = key.split("\u0000");
-      frag.appendChild(groupRow(name, artist, ts[0].id, () => { libSel = { name, tracks: ts.slice().sort(byAlbumOrder) }; renderLib(); }));
-    }
+      return groupRow(name, artist, ts[0].id, () => { libSel = { name, tracks: ts.slice().sort(byAlbumOrder) }; renderLib(); });
+    });
   } else {
-    const all = library.slice().sort((a, b) => a.t.localeCompare(b.t, undefined, { sensitivity: "base", numeric: true }));
-    all.slice(0, 2000).forEach((t, i) => frag.appendChild(trackRow(t, all, i)));
+    const all = sortedTracks();
+    fillRows(ul, all, (t, i) => trackRow(t, all, i));
   }
-  ul.appendChild(frag);
 }
+// sortedTracks is the library by title, sorted once per library.
+let sortedCache = null;
+function sortedTracks() {
+  if (!sortedCache || sortedCache.lib !== library) sortedCache = { lib: library, all: library.slice().sort((a, b) => collator.compare(a.t, b.t)) };
+  return sortedCache.all;
+}
+const collator = new Intl.Collator(undefined, { sensitivity: "base", numeric: true });
 document.querySelectorAll(".seg button").forEach((b) => {
   b.onclick = () => { libMode = b.dataset.lib; libSel = null; document.querySelectorAll(".seg button").forEach((x) => x.setAttribute("aria-selected", String(x === b))); renderLib(); };
 });
@@ -372,8 +407,5 @@ function renderPlaylists() {
 $("plback").onclick = () => { plSel = null; renderPlaylists(); };
 $("plplay").onclick = () => { if (plSel) send("playlist_play", { playlist: plSel.id, index: 0 }); };
 
-// A track without a cover keeps its place in the row (no inline handlers:
-// the page's CSP forbids them).
-document.addEventListener("error", (e) => { if (e.target.tagName === "IMG" && e.target.closest(".rows")) e.target.style.visibility = "hidden"; }, true);
 paintIcons(document);
 start();
