@@ -234,6 +234,10 @@ func TestWebPlayerInChromium(t *testing.T) {
 	b.click(`.tabs button[data-page="queue"]`)
 	b.until("the queue", `document.querySelectorAll("#queue li").length === 3`)
 	b.shot("phone-queue")
+	third := desk.status().Queue[2].ContentID
+	b.click(`#queue li:nth-child(3) [data-a="next"]`)
+	waitFor(t, 20*time.Second, "the third track to play next", func() bool { q := desk.status().Queue; return len(q) == 3 && q[1].ContentID == third })
+	b.until("the queue shows it next", fmt.Sprintf(`state.queue[1].id === %q && !document.querySelector('#queue li:nth-child(2) [data-a="next"]')`, third))
 	b.click(`#queue li:nth-child(3) [data-a="remove"]`)
 	waitFor(t, 20*time.Second, "the removal", func() bool { return desk.status().QueueLen == 2 })
 	b.until("the queue of two", `document.querySelectorAll("#queue li").length === 2`)

@@ -15,6 +15,7 @@ const ICONS = {
   library: "M4 6H2v14a2 2 0 0 0 2 2h14v-2H4V6zm16-4H8a2 2 0 0 0-2 2v12a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2V4a2 2 0 0 0-2-2zm-2 5h-3v5.5a2.5 2.5 0 1 1-1-2V5h4v2z",
   volume: "M3 9v6h4l5 5V4L7 9H3zm13.5 3A4.5 4.5 0 0 0 14 8v8a4.5 4.5 0 0 0 2.5-4z", back: "M20 11H7.8l5.6-5.6L12 4l-8 8 8 8 1.4-1.4L7.8 13H20v-2z",
   more: "M12 8a2 2 0 1 0 0-4 2 2 0 0 0 0 4zm0 2a2 2 0 1 0 0 4 2 2 0 0 0 0-4zm0 6a2 2 0 1 0 0 4 2 2 0 0 0 0-4z",
+  playnext: "M3 10h11v2H3zm0-4h11v2H3zm0 8h7v2H3zm13-1v8l6-4z",
   up: "M7.4 15.4 12 10.8l4.6 4.6L18 14l-6-6-6 6z", down: "M7.4 8.6 12 13.2l4.6-4.6L18 10l-6 6-6-6z", close: "M19 6.4 17.6 5 12 10.6 6.4 5 5 6.4 10.6 12 5 17.6 6.4 19 12 13.4 17.6 19 19 17.6 13.4 12z",
 };
 function icon(name) { return `<svg viewBox="0 0 24 24" aria-hidden="true"><path d="${ICONS[name]}"/></svg>`; }
@@ -182,16 +183,19 @@ function renderQueue() {
   if (ol.dataset.key === key) return;
   ol.dataset.key = key;
   ol.innerHTML = "";
+  const curPos = order.indexOf(s.index);
   order.forEach((qi, pos) => {
     const q = s.queue[qi]; if (!q) return;
     const li = document.createElement("li");
     if (qi === s.index) li.className = "current";
     li.innerHTML = `<button class="rowmain" aria-label="Play ${esc(q.title)}"><span class="rowtext"><span>${esc(q.title)}</span><span class="sub">${esc(artistsOf(q))}</span></span></button>` +
+      (pos > curPos + 1 ? `<button class="icon" data-a="next" aria-label="Play ${esc(q.title)} next">${icon("playnext")}</button>` : "") +
       `<button class="icon" data-a="up" aria-label="Move ${esc(q.title)} up" ${pos === 0 ? "disabled" : ""}>${icon("up")}</button>` +
       `<button class="icon" data-a="down" aria-label="Move ${esc(q.title)} down" ${pos === order.length - 1 ? "disabled" : ""}>${icon("down")}</button>` +
       `<button class="icon" data-a="remove" aria-label="Remove ${esc(q.title)} from the queue">${icon("close")}</button>`;
     if (qi === s.index) li.querySelector(".rowmain").setAttribute("aria-current", "true");
     li.querySelector(".rowmain").onclick = () => send("jump", { index: qi });
+    if (pos > curPos + 1) li.querySelector('[data-a="next"]').onclick = () => send("move", { index: qi, to: order[curPos + 1] });
     li.querySelector('[data-a="up"]').onclick = () => send("move", { index: qi, to: order[pos - 1] });
     li.querySelector('[data-a="down"]').onclick = () => send("move", { index: qi, to: order[pos + 1] });
     li.querySelector('[data-a="remove"]').onclick = () => send("remove", { index: qi });
