@@ -112,6 +112,17 @@ type App struct {
 	// an OpLog.
 	collection *collection
 	gl         GroupLibrary // nil: none
+	// opsWatch, when set, hears every application op the log adds.
+	opsWatch atomic.Pointer[func(group string, ops []devicesync.Op)]
+}
+
+// WatchOps has fn told of the application ops the group's log adds, from
+// any device (this one's included), as the actor hears of them; fn runs
+// on the actor's goroutine and must not block or call the App. Front ends
+// that keep state of their own in the log (the web player's browsers)
+// use it.
+func (a *App) WatchOps(fn func(group string, ops []devicesync.Op)) {
+	a.opsWatch.Store(&fn)
 }
 
 type monoClock struct{ start time.Time }

@@ -22,7 +22,12 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 	case devicesync.GroupChanged:
 		a.groupChanged(ev)
 		a.collectionEvent(ev)
-	case devicesync.OpsAdded, devicesync.GroupLeft:
+	case devicesync.OpsAdded:
+		a.collectionEvent(ev)
+		if fn := a.app.opsWatch.Load(); fn != nil {
+			(*fn)(ev.Group, ev.Ops)
+		}
+	case devicesync.GroupLeft:
 		a.collectionEvent(ev)
 	case devicesync.PairingRequest:
 		// The request's id is for ctl and the Devices page, not for people.

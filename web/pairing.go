@@ -55,6 +55,7 @@ type Pairing struct {
 	order    []string // codes, oldest first
 	fails    map[string]*addrFails
 	browsers []*Browser
+	revoked  map[string]bool // ids the group's log revoked (group.go)
 }
 
 // NewPairing returns an empty Pairing.
@@ -286,6 +287,10 @@ func (p *Pairing) Revoke(id string) (Browser, error) {
 	for i, b := range p.browsers {
 		if b.ID == id {
 			p.browsers = slices.Delete(p.browsers, i, i+1)
+			if p.revoked == nil {
+				p.revoked = map[string]bool{}
+			}
+			p.revoked[id] = true
 			return *b, nil
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/devicesync"
 )
 
 // cookieName is the browser's credential cookie.
@@ -37,7 +39,10 @@ type Options struct {
 	Addr    string
 	Backend Backend
 	Store   CredStore
-	Logger  *slog.Logger
+	// Group, when set, is the group's log that carries the paired
+	// browsers to every member (group.go); nil keeps them on this device.
+	Group  GroupLog
+	Logger *slog.Logger
 	// Now and Rand default to time.Now and crypto/rand.
 	Now  func() time.Time
 	Rand io.Reader
@@ -124,6 +129,10 @@ func New(opts Options) (*Server, error) {
 	}
 	if err := s.pairing.Load(data); err != nil {
 		return nil, err
+	}
+	if opts.Group != nil {
+		_, ops := opts.Group.AppOps()
+		s.pairing.Replay(OpsOf(ops))
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	updates, cancel := opts.Backend.Subscribe()
@@ -261,17 +270,41 @@ func (s *Server) Revoke(id string) (BrowserInfo, error) {
 	if err != nil {
 		return BrowserInfo{}, err
 	}
+	s.showOut([]string{id})
+	if s.opts.Group != nil {
+		if err := appendOp(s.opts.Group, RevokedOp(id)); err != nil {
+			return BrowserInfo{}, err
+		}
+	}
 	if err := s.save(); err != nil {
 		return BrowserInfo{}, err
 	}
+	return BrowserInfo{ID: b.ID, Label: b.Label, Paired: b.Paired, LastSeen: b.LastSeen}, nil
+}
+
+// showOut ends the pages of the browsers ids with the revoked message.
+func (s *Server) showOut(ids []string) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for c := range s.conns {
-		if c.browser == id {
+		if slices.Contains(ids, c.browser) {
 			c.bye("revoked", "This browser was removed from the group: pair it again with a code.")
 		}
 	}
-	s.mu.Unlock()
-	return BrowserInfo{ID: b.ID, Label: b.Label, Paired: b.Paired, LastSeen: b.LastSeen}, nil
+}
+
+// OpsAdded takes the ops the group's log added (app.App.WatchOps): the
+// browsers paired or revoked on other members; a revoked one's pages are
+// shown out at once. It does not block.
+func (s *Server) OpsAdded(ops []devicesync.Op) {
+	if gone := s.pairing.Apply(OpsOf(ops)); len(gone) > 0 {
+		s.showOut(gone)
+		go func() {
+			if err := s.save(); err != nil {
+				s.log.Warn("web", "error", err)
+			}
+		}()
+	}
 }
 
 func (s *Server) save() error {
@@ -422,6 +455,14 @@ func (s *Server) servePair(w http.ResponseWriter, r *http.Request) {
 		_, _ = s.pairing.Revoke(b.ID)
 		writeJSON(w, http.StatusInternalServerError, apiAnswer{Error: "This device could not save the pairing: try again."})
 		return
+	}
+	if s.opts.Group != nil {
+		if err := appendOp(s.opts.Group, PairedOp(b)); err != nil {
+			_, _ = s.pairing.Revoke(b.ID)
+			_ = s.save()
+			writeJSON(w, http.StatusInternalServerError, apiAnswer{Error: "This device could not share the pairing with the group: try again."})
+			return
+		}
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: r.TLS != nil, MaxAge: 400 * 24 * 3600})

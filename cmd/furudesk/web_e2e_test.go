@@ -295,16 +295,25 @@ func TestWebPlayerInChromium(t *testing.T) {
 	desk.start()
 	b.until("the page reconnected", `document.getElementById("banner").hidden && ws && ws.readyState === 1`)
 
-	// Revoked: the open page is shown out at once.
+	// The browsers are the group's: box, whose web player is off, lists
+	// the one desk paired and revokes it; desk's open page is shown out
+	// at once.
 	in := webInfo(t, desk)
 	if len(in.Browsers) != 1 {
 		t.Fatalf("browsers %+v", in.Browsers)
 	}
-	desk.ctl("web", "revoke", in.Browsers[0].ID)
+	var onBox []web.BrowserInfo
+	if err := json.Unmarshal(box.ctl("web", "browsers"), &onBox); err != nil || len(onBox) != 1 || onBox[0].ID != in.Browsers[0].ID {
+		t.Fatalf("box lists %+v (%v), want desk's %+v", onBox, err, in.Browsers)
+	}
+	box.ctl("web", "revoke", onBox[0].ID)
 	b.until("the pairing page after the revocation", `!document.getElementById("pair").hidden && document.getElementById("pairerr").textContent.includes("removed")`)
 	b.shot("phone-revoked")
 	b.do(chromedp.Navigate(url))
 	b.until("still the pairing page after a reload", `!document.getElementById("pair").hidden`)
+	if in := webInfo(t, desk); len(in.Browsers) != 0 {
+		t.Fatalf("desk still lists %+v", in.Browsers)
+	}
 }
 
 func webInfo(t *testing.T, n *node) web.Info { return webInfoTB(t, n) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/storage"
 	"github.com/furudesk/furudesk/ui"
 	"github.com/furudesk/furudesk/web"
@@ -36,6 +37,7 @@ func (c webCreds) SaveBrowsers(b []byte) error { return c.s.SetSetting(webBrowse
 type webPlayer struct {
 	app   *app.App
 	store *storage.Store
+	group web.GroupLog // the group's log: the paired browsers are the group's
 	log   *slog.Logger
 
 	mu  sync.Mutex
@@ -51,13 +53,48 @@ func (w *webPlayer) start(addr string) error {
 		_ = w.srv.Close()
 		w.srv = nil
 	}
-	s, err := web.Start(web.Options{Addr: addr, Backend: w.app, Store: webCreds{w.store}, Logger: w.log})
+	s, err := web.Start(web.Options{Addr: addr, Backend: w.app, Store: webCreds{w.store}, Group: w.group, Logger: w.log})
 	if err != nil {
 		return err
 	}
 	w.srv = s
 	w.log.Info("web player", "urls", strings.Join(s.URLs(), " "))
 	return nil
+}
+
+// opsAdded hands the running web player the ops of the group's log
+// (app.App.WatchOps; on the actor's goroutine, so it does not block).
+func (w *webPlayer) opsAdded(_ string, ops []devicesync.Op) {
+	w.mu.Lock()
+	s := w.srv
+	w.mu.Unlock()
+	if s != nil {
+		s.OpsAdded(ops)
+	}
+}
+
+// browsers lists the group's paired browsers, also with the web player
+// off.
+func (w *webPlayer) browsers() ([]web.BrowserInfo, error) {
+	if s, err := w.server(); err == nil {
+		return s.Browsers(), nil
+	}
+	return web.ListBrowsers(webCreds{w.store}, w.group)
+}
+
+// revoke removes a browser from the group, also with the web player off.
+func (w *webPlayer) revoke(id string) (web.BrowserInfo, error) {
+	var b web.BrowserInfo
+	var err error
+	if s, serr := w.server(); serr == nil {
+		b, err = s.Revoke(id)
+	} else {
+		b, err = web.RevokeBrowser(webCreds{w.store}, w.group, id)
+	}
+	if err != nil {
+		return b, fmt.Errorf("%s", web.Message(err))
+	}
+	return b, nil
 }
 
 // launch starts the web player at launch: on flag (--web) when given,
@@ -89,7 +126,8 @@ func (w *webPlayer) WebState() ui.WebState {
 	addr, _, _ := w.store.Setting(webAddrKey)
 	s, err := w.server()
 	if err != nil {
-		return ui.WebState{Addr: addr}
+		bs, _ := w.browsers()
+		return ui.WebState{Addr: addr, Browsers: bs}
 	}
 	return ui.WebState{On: true, Addr: s.Addr().String(), URLs: s.URLs(), Browsers: s.Browsers()}
 }
@@ -116,14 +154,8 @@ func (w *webPlayer) NewWebCode() (web.Code, error) {
 }
 
 func (w *webPlayer) RevokeBrowser(id string) error {
-	s, err := w.server()
-	if err != nil {
-		return fmt.Errorf("%s", web.Message(err))
-	}
-	if _, err := s.Revoke(id); err != nil {
-		return fmt.Errorf("%s", web.Message(err))
-	}
-	return nil
+	_, err := w.revoke(id)
+	return err
 }
 
 func (w *webPlayer) stop() error {
@@ -152,6 +184,19 @@ func (w *webPlayer) server() (*web.Server, error) {
 
 // ctlWeb runs `ctl web [pair | info | browsers | revoke ID]`.
 func ctlWeb(w *webPlayer, req ctlRequest) (any, error) {
+	if w != nil && len(req.Args) > 0 {
+		// The group's browsers, listed and revoked by any member.
+		switch {
+		case req.Args[0] == "browsers" && len(req.Args) == 1:
+			return w.browsers()
+		case req.Args[0] == "revoke" && len(req.Args) == 2:
+			b, err := w.revoke(req.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			return ctlMessage("Removed " + b.Label + " (" + b.ID + "), paired " + b.Paired.Local().Format(time.DateOnly) + ", from the group: its pages are shown out"), nil
+		}
+	}
 	s, err := w.server()
 	if err != nil {
 		return nil, fmt.Errorf("%s", web.Message(err))
@@ -186,14 +231,6 @@ func ctlWeb(w *webPlayer, req ctlRequest) (any, error) {
 			c.Code[:4], c.Code[4:], c.Expires.Local().Format("15:04"), s.URLs()[0])), nil
 	case sub == "info" && len(req.Args) == 1:
 		return s.Info(), nil
-	case sub == "browsers" && len(req.Args) == 1:
-		return s.Browsers(), nil
-	case sub == "revoke" && len(req.Args) == 2:
-		b, err := s.Revoke(req.Args[1])
-		if err != nil {
-			return nil, fmt.Errorf("%s", web.Message(err))
-		}
-		return ctlMessage("Removed " + b.Label + " (" + b.ID + "), paired " + b.Paired.Local().Format(time.DateOnly) + ": its pages are shown out"), nil
 	}
 	return nil, fmt.Errorf("usage: web | web pair | web info | web browsers | web revoke BROWSER_ID")
 }

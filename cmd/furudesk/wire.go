@@ -102,7 +102,8 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if d.ctl, err = listenCtl(opts.dataDir, d.app); err != nil {
 		return fail(err)
 	}
-	d.web = &webPlayer{app: d.app, store: d.store, log: logger}
+	d.web = &webPlayer{app: d.app, store: d.store, group: d.node, log: logger}
+	d.app.WatchOps(d.web.opsAdded)
 	d.ctl.web.Store(d.web)
 	if err := d.web.launch(opts.web); err != nil {
 		return fail(err)
