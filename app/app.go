@@ -106,8 +106,11 @@ type App struct {
 	closeOnce sync.Once
 	tr        Transport
 	store     Store
-	opts      Options
-	actor     *actor
+	// catalog is the store without the loose tracks (openfiles.go).
+	catalog Store
+	loose   *looseTracks
+	opts    Options
+	actor   *actor
 	// collection is the group's playlists, likes and history; nil without
 	// an OpLog.
 	collection *collection
@@ -151,15 +154,20 @@ func New(opts Options, deps Deps) (*App, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	loose := newLooseTracks()
+	catalog := deps.Store
+	deps.Store = looseStore{Store: catalog, loose: loose}
 	a := &App{
-		inbox: make(chan intent, 64),
-		quit:  make(chan struct{}),
-		done:  make(chan struct{}),
-		subs:  map[int]chan Status{},
-		tr:    deps.Transport,
-		store: deps.Store,
-		opts:  opts,
-		gl:    deps.GroupLib,
+		catalog: catalog,
+		loose:   loose,
+		inbox:   make(chan intent, 64),
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+		subs:    map[int]chan Status{},
+		tr:      deps.Transport,
+		store:   deps.Store,
+		opts:    opts,
+		gl:      deps.GroupLib,
 	}
 	if deps.OpLog == nil {
 		deps.OpLog, _ = deps.Transport.(OpLog)

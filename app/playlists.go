@@ -243,7 +243,7 @@ func (a *App) Playlist(id string) (PlaylistView, error) {
 }
 
 func (a *App) recentlyAdded() ([]library.Track, error) {
-	if rs, ok := a.store.(recentStore); ok {
+	if rs, ok := a.catalog.(recentStore); ok {
 		return rs.RecentlyAdded(SmartListLength)
 	}
 	ts, err := a.store.Tracks()
