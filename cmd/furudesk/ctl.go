@@ -396,6 +396,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return ctlCache(a, req)
 	case "upload-limit":
 		return ctlUploadLimit(a, req)
+	case "open":
+		return execOpen(a, req) // open.go
 	case "raise":
 		return raiseWindow() // instance.go
 	case "window":
@@ -620,6 +622,10 @@ Commands:
   playlist play ID [--append] play it instead of the queue, or add it to the queue
   playlist import FILE | export ID FILE   M3U/M3U8 files
   like TRACK | unlike TRACK | history
+  open [--enqueue] FILE|FOLDER|file://URI...
+                              play these files and folders now (folders in track order),
+                              or append them; files outside the music folders play from
+                              where they are, not added (furudesk FILE... does this)
   raise                       show the window (a second launch does this)
   window                      the window's page, controls and where they are, pop-ups
                               and focus, as JSON (for scripts and tests that drive it)
@@ -704,7 +710,22 @@ func ctlCall(path string, req ctlRequest) (ctlResponse, error) {
 // the rest of the connection (the caller reads and closes it), with no
 // deadline: the stream's own end says when it is complete.
 func ctlSend(path string, req ctlRequest) (ctlResponse, io.ReadCloser, error) {
-	c, err := net.DialTimeout("unix", path, 5*time.Second)
+	return ctlSendWithin(path, req, ctlTimeout+5*time.Second)
+}
+
+// ctlCallWithin is ctlCall with the answer awaited for at most wait.
+func ctlCallWithin(path string, req ctlRequest, wait time.Duration) (ctlResponse, error) {
+	resp, stream, err := ctlSendWithin(path, req, wait)
+	if stream != nil {
+		_ = stream.Close()
+		return ctlResponse{}, errors.New("furudesk answered with a stream")
+	}
+	return resp, err
+}
+
+// ctlSendWithin is ctlSend waiting at most wait for the answer.
+func ctlSendWithin(path string, req ctlRequest, wait time.Duration) (ctlResponse, io.ReadCloser, error) {
+	c, err := net.DialTimeout("unix", path, min(wait, 5*time.Second))
 	if err != nil {
 		return ctlResponse{}, nil, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
 	}
@@ -714,7 +735,7 @@ func ctlSend(path string, req ctlRequest) (ctlResponse, io.ReadCloser, error) {
 			c.Close()
 		}
 	}()
-	_ = c.SetDeadline(time.Now().Add(ctlTimeout + 5*time.Second))
+	_ = c.SetDeadline(time.Now().Add(wait))
 	b, err := json.Marshal(req)
 	if err != nil {
 		return ctlResponse{}, nil, err

@@ -223,6 +223,12 @@ func absPlaylistArgs(req ctlRequest) ctlRequest {
 		}
 	}
 	switch {
+	case req.Cmd == "open":
+		for i := range req.Args {
+			if req.Args[i] != enqueueFlag && !strings.Contains(req.Args[i], "://") {
+				abs(i)
+			}
+		}
 	case req.Cmd == "like" || req.Cmd == "unlike":
 		abs(0)
 	case req.Cmd == "playlist" && len(req.Args) > 0:

@@ -1,6 +1,7 @@
 // Command furudesk is the furudesk music player.
 //
 //	furudesk [flags]                       open the player window
+//	furudesk [flags] FILE|FOLDER|URI...    play them (--enqueue: append), in the running furudesk if any
 //	furudesk --headless [flags]            the same player without a window
 //	furudesk ctl --data-dir DIR <command>  control the running instance of DIR
 //	furudesk --version                     print the version
@@ -46,6 +47,11 @@ type options struct {
 	verbose        bool
 	// web is the address of the web player (empty: off).
 	web string
+	// open are the files, folders and file:// URIs to play, absolute;
+	// enqueue appends them instead.
+	open      []string
+	openGiven bool // files were given, even if none of them names a file
+	enqueue   bool
 }
 
 // listFlag is a repeatable string flag.
@@ -79,7 +85,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if opts.headless {
-		if err := runHeadless(opts, stderr); err != nil {
+		err := runHeadless(opts, stderr)
+		if errors.Is(err, storage.ErrLocked) && opts.openGiven {
+			return openInRunning(opts.dataDir, opts.open, opts.enqueue, err, stdout, stderr) // open.go
+		}
+		if err != nil {
 			fmt.Fprintln(stderr, "furudesk:", err)
 			return 1
 		}
@@ -87,6 +97,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	expectWindow() // a raise arriving before the window waits for it (instance.go)
 	dev, err := openDevice(opts, stderr)
+	if errors.Is(err, storage.ErrLocked) && opts.openGiven {
+		return openInRunning(opts.dataDir, opts.open, opts.enqueue, err, stdout, stderr) // open.go
+	}
 	if errors.Is(err, storage.ErrLocked) {
 		return raiseRunning(opts.dataDir, err, stdout, stderr) // one instance per data dir
 	}
@@ -96,6 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// A quit signal saves and exits within a second even when the
 	// window's loop is busy: the device closes without waiting for it.
+	go openAtLaunch(dev.app, opts.open, opts.enqueue, stderr)
 	stopGuard := guardQuit(stderrLogger(opts), windowQuitWait, func() {
 		code := 0
 		if err := dev.close(); err != nil {
@@ -121,7 +135,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("furudesk", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "furudesk %s: a music player whose devices act as one.\n\nUsage:\n  furudesk [flags]\n  furudesk ctl --data-dir DIR <command> (see furudesk ctl --help)\n\nFlags:\n", version)
+		fmt.Fprintf(stderr, "furudesk %s: a music player whose devices act as one.\n\nUsage:\n  furudesk [flags]\n  furudesk [flags] FILE|FOLDER|file://URI... (play them, in the running furudesk if one runs)\n  furudesk ctl --data-dir DIR <command> (see furudesk ctl --help)\n\nFlags:\n", version)
 		fs.PrintDefaults()
 	}
 	var peers, music, mdnsEx listFlag
@@ -138,11 +152,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&mdnsEx, "mdns-exclude", "a network interface mDNS must stay off, such as tun0 or docker*; repeatable, kept for later launches (an empty value clears)")
 	fs.StringVar(&opts.web, "web", "", "serve the web player on host:port (e.g. :8443) for phones and browsers of the network; off when empty")
 	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
+	fs.BoolVar(&opts.enqueue, "enqueue", false, "append the files given to the queue instead of playing them now")
 	if err := fs.Parse(args); err != nil {
 		return opts, err
 	}
 	if fs.NArg() > 0 {
-		return opts, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
+		opts.openGiven = true
+		opts.open = openArgs(fs.Args(), stderr) // open.go
 	}
 	opts.peers, opts.music, opts.mdnsExclude = peers, music, mdnsEx
 	fs.Visit(func(f *flag.Flag) { opts.mdnsExcludeSet = opts.mdnsExcludeSet || f.Name == "mdns-exclude" })

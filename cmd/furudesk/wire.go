@@ -182,6 +182,7 @@ func runHeadless(opts options, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	go openAtLaunch(d.app, opts.open, opts.enqueue, stderr) // open.go
 	// An always-on box may have a session bus: media keys and playerctl.
 	stopMPRIS := startMPRIS(d.app, opts.dataDir, nil, nil, stderrLogger(opts))
 	sig := make(chan os.Signal, 1)
