@@ -11,7 +11,7 @@ import (
 // the files the library plays.
 var mimeTypes = map[string][]string{
 	"mp3":  {"audio/mpeg", "audio/mp3", "audio/x-mp3", "audio/x-mpeg"},
-	"ogg":  {"audio/ogg", "audio/x-ogg", "audio/vorbis", "audio/x-vorbis", "audio/x-vorbis+ogg", "application/ogg"},
+	"ogg":  {"audio/ogg", "audio/x-ogg", "audio/vorbis", "audio/x-vorbis", "audio/x-vorbis+ogg"},
 	"opus": {"audio/opus", "audio/x-opus+ogg"},
 	"flac": {"audio/flac", "audio/x-flac"},
 	"wav":  {"audio/wav", "audio/x-wav", "audio/vnd.wave"},

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/furudesk/furudesk/openfiles"
 )
 
 // D-Bus error names the server answers with.
@@ -125,7 +127,17 @@ func (o playerObj) SetPosition(trackID dbus.ObjectPath, pos int64) *dbus.Error {
 	return failed(o.s.p.Seek(time.Duration(pos) * time.Microsecond))
 }
 
-// OpenUri is not supported: furudesk plays its library, not URIs.
+// OpenUri plays a file:// URI now (app.OpenFiles), when the player can
+// open files; other schemes are refused with the reason.
 func (o playerObj) OpenUri(uri string) *dbus.Error {
-	return dbusError(errNotSupported, "furudesk cannot open URIs; add the folder to the library instead")
+	op, ok := o.s.p.(Opener)
+	if !ok {
+		return dbusError(errNotSupported, "furudesk cannot open URIs; add the folder to the library instead")
+	}
+	paths, probs := openfiles.Paths([]string{uri}, "")
+	if len(probs) > 0 {
+		return dbusError(errNotSupported, probs[0].String())
+	}
+	_, err := op.OpenFiles(paths, false)
+	return failed(err)
 }

@@ -39,7 +39,9 @@
 //     of the same track is more than SeekTolerance away from that estimate.
 //   - PropertiesChanged carries every Player property that a new status
 //     changed (never Position, as the specification demands).
-//   - OpenUri is not supported (SupportedUriSchemes is empty).
+//   - OpenUri plays a file:// URI now when the Player is an Opener
+//     (SupportedUriSchemes is then file, SupportedMimeTypes the library's);
+//     otherwise both are empty and OpenUri is refused.
 //
 // # Platforms
 //

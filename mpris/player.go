@@ -31,3 +31,12 @@ type Player interface {
 }
 
 var _ Player = (*app.App)(nil)
+
+// Opener is what OpenUri needs; a Player that has it says so in
+// SupportedUriSchemes (file) and SupportedMimeTypes (the library's).
+type Opener interface {
+	// OpenFiles plays the files at paths (absolute) now.
+	OpenFiles(paths []string, enqueue bool) (app.Opened, error)
+}
+
+var _ Opener = (*app.App)(nil)

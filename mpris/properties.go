@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/godbus/dbus/v5"
+
+	"github.com/furudesk/furudesk/library"
 )
 
 // Identity and DesktopEntry of the root interface.
@@ -98,8 +100,8 @@ func (s *Server) rootValues() map[string]dbus.Variant {
 		"HasTrackList":        dbus.MakeVariant(false),
 		"Identity":            dbus.MakeVariant(Identity),
 		"DesktopEntry":        dbus.MakeVariant(DesktopEntry),
-		"SupportedUriSchemes": dbus.MakeVariant([]string{}),
-		"SupportedMimeTypes":  dbus.MakeVariant([]string{}),
+		"SupportedUriSchemes": dbus.MakeVariant(s.uriSchemes()),
+		"SupportedMimeTypes":  dbus.MakeVariant(s.mimeTypes()),
 	}
 }
 
@@ -113,4 +115,20 @@ func (s *Server) playerValues() map[string]dbus.Variant {
 	all["MaximumRate"] = dbus.MakeVariant(1.0)
 	all["CanControl"] = dbus.MakeVariant(true)
 	return all
+}
+
+// uriSchemes and mimeTypes are what OpenUri opens: files of the formats
+// the library plays, when the player can open files at all.
+func (s *Server) uriSchemes() []string {
+	if _, ok := s.p.(Opener); !ok {
+		return []string{}
+	}
+	return []string{"file"}
+}
+
+func (s *Server) mimeTypes() []string {
+	if _, ok := s.p.(Opener); !ok {
+		return []string{}
+	}
+	return library.MIMETypes()
 }
