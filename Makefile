@@ -46,7 +46,7 @@ run: build
 	./bin/furudesk $(ARGS)
 
 ## test: everything CI checks
-test: test-deps fmt-check vet crosscheck staticcheck unit unit-noffmpeg race smoke
+test: test-deps fmt-check vet crosscheck staticcheck unit unit-noffmpeg race smoke deb-check
 
 fmt-check:
 	@out=$$($(GO)fmt -l . 2>&1); \
@@ -126,7 +126,8 @@ soak: test-deps ffmpeg
 
 ## package: the Linux release archive dist/furudesk.tar.xz (binary,
 ## furudesk.desktop, icon and an install Makefile) made by `fyne package`,
-## with FFmpeg's audio-only libraries added (scripts/package-ffmpeg.sh).
+## with furudesk's own desktop entry (packaging/linux: MimeType, %U) and
+## FFmpeg's audio-only libraries added (scripts/package-*.sh).
 # FyneApp.toml is staged without its ID so the desktop file is named
 # furudesk.desktop, the DesktopEntry that MPRIS announces; the stub Go file
 # is there because fyne package wants Go code in its directory even when it
@@ -138,11 +139,26 @@ package: build
 	cp assets/icon.png dist/stage/icon.png
 	cd dist/stage && $(GO) run $(FYNE) package -os linux -release -exe ../../bin/furudesk -name furudesk -icon icon.png
 	mv dist/stage/furudesk.tar.xz dist/furudesk.tar.xz && rm -rf dist/stage
+	scripts/package-desktop.sh dist/furudesk.tar.xz packaging/linux/furudesk.desktop
 	scripts/package-ffmpeg.sh dist/furudesk.tar.xz bin/ffmpeg
 	@list=$$(tar -tJf dist/furudesk.tar.xz); \
 	for f in Makefile usr/local/bin/furudesk usr/local/share/applications/furudesk.desktop usr/local/share/pixmaps/furudesk.png; do \
 	  grep -qx "furudesk/$$f" <<<"$$list" || { echo "package: furudesk/$$f missing from dist/furudesk.tar.xz:"; echo "$$list"; exit 1; }; done
 	@echo "package: dist/furudesk.tar.xz"
+
+## deb: the Debian package dist/furudesk_VERSION_ARCH.deb (dpkg-deb; Depends
+## from dpkg-shlibdeps), installing to /usr (scripts/build-deb.sh)
+deb: build deb-deps
+	scripts/build-deb.sh bin/furudesk bin/ffmpeg "$(VERSION)" dist
+
+deb-deps:
+	@scripts/install-deps.sh --deb
+
+## deb-check: the package's contents, metadata and validators, and its
+## binary run from the unpacked package; with CI=true also installed with
+## apt-get, run from /usr/bin and removed (scripts/check-deb.sh)
+deb-check: deb
+	scripts/check-deb.sh dist/furudesk_*.deb
 
 clean:
 	rm -rf bin build

@@ -12,21 +12,26 @@
 #   scripts/install-deps.sh --bench  also what the desktop benchmark drives the
 #                                    window with (python3-xlib)
 #   scripts/install-deps.sh --web    the test packages and Chromium (make test-web)
+#   scripts/install-deps.sh --deb    also what building and checking the .deb
+#                                    takes (make deb, make deb-check)
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev make nasm patch xz-utils)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
-  libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
+  libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool xdg-utils libglib2.0-bin
+  desktop-file-utils)
 bench_pkgs=(python3 python3-xlib)
 web_pkgs=(chromium)
+deb_pkgs=(dpkg-dev binutils imagemagick desktop-file-utils appstream lintian xdg-utils libglib2.0-bin)
 
 pkgs=("${build_pkgs[@]}")
 case "${1:-}" in
 --test) pkgs+=("${test_pkgs[@]}") ;;
 --bench) pkgs+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
 --web) pkgs+=("${test_pkgs[@]}" "${web_pkgs[@]}") ;;
+--deb) pkgs+=("${deb_pkgs[@]}") ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then
