@@ -24,6 +24,10 @@ type Backend interface {
 
 	PlayTracks(contentIDs []string, start int) error
 	Enqueue(contentIDs []string, next bool) error
+	// OpenFiles plays files and folders (absolute paths) from outside,
+	// such as those dropped on the window, or appends them (enqueue). It
+	// reads each file: call it off the UI goroutine.
+	OpenFiles(paths []string, enqueue bool) (app.Opened, error)
 	JumpTo(index int) error
 	RemoveFromQueue(index int) error
 	// MoveInQueue, RemoveQueueEntries and RestoreQueue edit the shared

@@ -115,6 +115,7 @@ func newSettingsPage(u *UI) *settingsPage {
 	if d := u.opts.Desktop; d != nil {
 		cards.Add(widget.NewCard("Desktop", "", d))
 	}
+	cards.Add(u.dropChoice())
 	cards.Add(appearance)
 	p.view = container.NewVScroll(cards)
 	return p

@@ -236,6 +236,7 @@ func newUI(fa fyne.App, b Backend, opts Options, spawn func(func())) *UI {
 	}
 	u.build()
 	u.setupKeys()
+	u.setupDrop()
 	u.apply(b.Status())
 	return u
 }

@@ -11,6 +11,7 @@ import (
 	"image/color"
 	"image/png"
 	"maps"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -602,6 +603,24 @@ func (b *Backend) RemoveFolder(path string) error {
 		}
 	})
 	return nil
+}
+
+// OpenFiles queues one entry per path, titled by its file name, with no
+// problems.
+func (b *Backend) OpenFiles(paths []string, enqueue bool) (app.Opened, error) {
+	if err := b.record("OpenFiles(%s,%v)", strings.Join(paths, ","), enqueue); err != nil {
+		return app.Opened{}, err
+	}
+	b.Update(func(st *app.Status) {
+		if !enqueue {
+			st.Queue = st.Queue[:0:0]
+		}
+		for _, p := range paths {
+			st.Queue = append(st.Queue, app.QueueItem{ContentID: "b3:open" + p, Title: filepath.Base(p)})
+		}
+		st.QueueLen = len(st.Queue)
+	})
+	return app.Opened{Tracks: len(paths)}, nil
 }
 
 func (b *Backend) Rescan() error { return b.record("Rescan()") }
