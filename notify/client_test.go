@@ -14,6 +14,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/engine"
 )
 
 const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -139,7 +140,11 @@ func serveDaemon(t *testing.T, addr string, caps ...string) *daemon {
 }
 
 func status(id, title string, index int, playing, here bool) app.Status {
-	return app.Status{Playing: playing, Rendering: here, Index: index,
+	owner := engine.DeviceID("dev_other")
+	if here {
+		owner = "dev_self"
+	}
+	return app.Status{DeviceID: "dev_self", Owner: owner, Playing: playing, Index: index,
 		Track: &app.QueueItem{ContentID: id, Title: title, Artists: []string{"Radiohead"}, Album: "Kid A"}}
 }
 

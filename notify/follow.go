@@ -26,7 +26,7 @@ type Follower struct {
 
 // MomentOf is what the rules look at in st.
 func MomentOf(st app.Status, focused bool) Moment {
-	m := Moment{Playing: st.Playing, Here: st.Rendering, Focused: focused}
+	m := Moment{Playing: st.Playing, Here: st.Owner != "" && st.Owner == st.DeviceID, Focused: focused}
 	if t := st.Track; t != nil {
 		m.Track = &Track{ContentID: t.ContentID, Index: st.Index, Title: t.Title, Artists: t.Artists, Album: t.Album}
 	}

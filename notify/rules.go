@@ -23,7 +23,7 @@ type Track struct {
 }
 
 // Moment is what the rules look at: the current track (nil: none),
-// whether it plays, whether this device renders it, whether the window
+// whether it plays, whether this device owns the playback, whether the window
 // has the focus.
 type Moment struct {
 	Track   *Track

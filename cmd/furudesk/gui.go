@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -74,7 +75,9 @@ func runGUI(a *app.App, wp *webPlayer, opts options) error {
 	// failures to register it.
 	hasTray := isDesk && trayHost()
 	ctt := newCloseToTray(fa.Preferences(), opts.dataDir, hasTray)
-	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon, Desktop: closeToTraySwitch(ctt, hasTray), Web: wp,
+	np := newNotifyPrefs(fa.Preferences(), opts.dataDir)
+	u := ui.New(fa, a, ui.Options{Title: "furudesk", Icon: icon,
+		Desktop: container.NewVBox(closeToTraySwitch(ctt, hasTray), notifySwitches(np)), Web: wp,
 		Prefs:  newViewPrefs(fa.Preferences(), opts.dataDir),
 		Listed: func(n int) { log.Debug("window lists the library", "tracks", n) },
 		Shown: func(n int) {
@@ -142,6 +145,11 @@ func runGUI(a *app.App, wp *webPlayer, opts options) error {
 	}
 	stopMPRIS := startMPRIS(a, opts.dataDir, raise("mpris"), func() { framegov.Do(quit) }, log)
 	defer stopMPRIS()
+	// The window has the focus from the first focus event on: no track
+	// change notification while the user looks at it.
+	var focused atomic.Bool
+	stopNotify := startNotifications(a, opts.dataDir, np, &focused, log) // notifications.go
+	defer stopNotify()
 
 	if hasTray {
 		stopTray := startTray(desk, icon, a, trayActions{show: show, quit: quit}, log)
@@ -149,10 +157,16 @@ func runGUI(a *app.App, wp *webPlayer, opts options) error {
 		// A click on the tray icon shows the window. This sets a close
 		// intercept of its own (hide), replaced by ours below.
 		desk.SetSystemTrayWindow(w)
-		// That click shows the window without telling us; it gets the
-		// focus then, and the position is redrawn again.
-		fa.Lifecycle().SetOnEnteredForeground(func() { u.SetHidden(false) })
 	}
+	fa.Lifecycle().SetOnEnteredForeground(func() {
+		focused.Store(true)
+		if hasTray {
+			// A click on the tray icon shows the window without telling
+			// us; it gets the focus then, and the position is redrawn.
+			u.SetHidden(false)
+		}
+	})
+	fa.Lifecycle().SetOnExitedForeground(func() { focused.Store(false) })
 
 	w.SetCloseIntercept(func() {
 		// The tray must be there now (a tray host may have gone away since
