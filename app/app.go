@@ -200,6 +200,7 @@ func New(opts Options, deps Deps) (*App, error) {
 	if a.gl != nil {
 		a.gl.OnChange(func(c grouplib.Change) { a.post(groupLibChanged{c}) })
 	}
+	a.restoreLoose() // openfiles.go
 	return a, nil
 }
 

@@ -7,9 +7,11 @@ package app
 // library (looseTracks).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -45,15 +47,18 @@ func (a *App) OpenFiles(paths []string, enqueue bool) (Opened, error) {
 		return res, userErr(ErrNothingToOpen, "%s", problemsText(probs))
 	}
 	es := make([]Entry, len(ts))
+	var loose []library.Track
 	for i, t := range ts {
 		es[i] = EntryOf(t)
 		if _, err := a.catalog.TrackByPath(t.Path); err != nil {
 			a.loose.add(t)
+			loose = append(loose, t)
 			if !a.inMusicFolder(t.Path) {
 				res.Outside++
 			}
 		}
 	}
+	a.rememberLoose(loose)
 	var err error
 	if enqueue {
 		err = a.EnqueueEntries(es, false)
@@ -124,6 +129,7 @@ const maxLoose = MaxQueue
 // content id and path as the catalog's are, for as long as this process
 // runs. They are not offered to the other devices of the group.
 type looseTracks struct {
+	saveMu sync.Mutex // held while settingLoose is read and written
 	mu     sync.Mutex
 	byID   map[string]library.Track
 	byPath map[string]string // path → content id
@@ -198,4 +204,84 @@ func (s looseStore) TrackByPath(p string) (library.Track, error) {
 		}
 	}
 	return t, err
+}
+
+// settingLoose keeps the files played from outside the library (their
+// content ids and paths, oldest first) across launches, so that a queue
+// restored at the next launch still plays them.
+const settingLoose = "openfiles.loose"
+
+// maxLooseKept bounds the files kept in settingLoose; the oldest go first.
+const maxLooseKept = 2000
+
+type looseRef struct {
+	ID   string `json:"id"`
+	Path string `json:"path"`
+}
+
+// rememberLoose adds ts to settingLoose. A failure to store them costs
+// their playing after a restart only: it is logged.
+func (a *App) rememberLoose(ts []library.Track) {
+	if len(ts) == 0 {
+		return
+	}
+	a.loose.saveMu.Lock()
+	defer a.loose.saveMu.Unlock()
+	refs := a.looseRefs()
+	for _, t := range ts {
+		refs = slices.DeleteFunc(refs, func(r looseRef) bool { return r.Path == t.Path })
+		refs = append(refs, looseRef{ID: t.ContentID, Path: t.Path})
+	}
+	if n := len(refs) - maxLooseKept; n > 0 {
+		refs = refs[n:]
+	}
+	b, err := json.Marshal(refs)
+	if err == nil {
+		err = a.catalog.SetSetting(settingLoose, string(b))
+	}
+	if err != nil {
+		a.opts.Logger.Warn("files played from outside the library will not play after a restart", "err", err)
+	}
+}
+
+func (a *App) looseRefs() []looseRef {
+	v, ok, err := a.catalog.Setting(settingLoose)
+	if err != nil || !ok {
+		return nil
+	}
+	var refs []looseRef
+	if json.Unmarshal([]byte(v), &refs) != nil {
+		return nil
+	}
+	return refs
+}
+
+// restoreLoose reads the files of settingLoose again (in the background:
+// each is hashed) so that the queue plays them; a file gone or changed
+// since is left out, and plays no more. The status is refreshed once they
+// are back.
+func (a *App) restoreLoose() {
+	refs := a.looseRefs()
+	if len(refs) == 0 {
+		return
+	}
+	go func() {
+		n := 0
+		for _, r := range refs {
+			select {
+			case <-a.quit:
+				return
+			default:
+			}
+			t, err := library.AnalyzeFile(r.Path, filepath.Dir(r.Path))
+			if err != nil || t.ContentID != r.ID {
+				continue
+			}
+			a.loose.add(t)
+			n++
+		}
+		if n > 0 {
+			a.post(refreshIntent{})
+		}
+	}()
 }

@@ -97,3 +97,41 @@ func TestOpenFilesPlaysFilesOutsideTheLibraryAndNamesTheOthers(t *testing.T) {
 		t.Fatalf("the queue changed to %d entries", len(q))
 	}
 }
+
+// Issue 39: a file played from outside the library still plays after a
+// restart (the queue keeps it); one changed since does not.
+func TestOpenedFilesPlayAfterARestart(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.wav"), filepath.Join(dir, "b.wav")
+	writeWAV(t, a, 4000)
+	writeWAV(t, b, 6000)
+	r := newRig(t, self, Options{Config: fastCfg()})
+	r.advance(1500 * time.Millisecond)
+	if _, err := r.app.OpenFiles([]string{a, b}, false); err != nil {
+		t.Fatal(err)
+	}
+	q := r.waitStatus("both queued", func(s Status) bool { return len(s.Queue) == 2 }).Queue
+	if err := r.app.Close(); err != nil {
+		t.Fatal(err)
+	}
+	writeWAV(t, b, 7000) // b changes while furudesk is not running
+
+	r.start(Options{Config: fastCfg()})
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(5 * time.Millisecond) // polling a background read, with a deadline
+		}
+	}
+	waitFor("a.wav to be found again", func() bool {
+		t, err := r.app.store.TrackByContentID(q[0].ContentID)
+		return err == nil && t.Path == a
+	})
+	if _, err := r.app.store.TrackByContentID(q[1].ContentID); err == nil {
+		t.Errorf("b.wav changed since, but its old content id still finds it")
+	}
+}
