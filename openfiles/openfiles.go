@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -82,7 +83,11 @@ func pathOf(arg, cwd string) (string, error) {
 		if u.Path == "" {
 			return "", errors.New("an address without a path")
 		}
-		return filepath.Clean(filepath.FromSlash(u.Path)), nil
+		p := u.Path
+		if runtime.GOOS == "windows" && len(p) > 2 && p[0] == '/' && p[2] == ':' {
+			p = p[1:] // file:///C:/Music/a.flac
+		}
+		return filepath.Clean(filepath.FromSlash(p)), nil
 	}
 	if filepath.IsAbs(arg) {
 		return filepath.Clean(arg), nil
