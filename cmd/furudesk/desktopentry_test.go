@@ -49,8 +49,8 @@ func TestDesktopEntryListsWhatTheLibraryPlays(t *testing.T) {
 	if kv["Exec"] != "furudesk %U" || kv["Icon"] != "furudesk" {
 		t.Errorf("Exec=%q Icon=%q, want furudesk %%U and furudesk", kv["Exec"], kv["Icon"])
 	}
-	if bin, err := exec.LookPath("desktop-file-validate"); err == nil || os.Getenv("CI") == "true" {
-		bin = needTool(t, "desktop-file-validate")
+	if _, err := exec.LookPath("desktop-file-validate"); err == nil || os.Getenv("CI") == "true" {
+		bin := needTool(t, "desktop-file-validate")
 		if out, err := exec.Command(bin, desktopFile).CombinedOutput(); err != nil || len(out) > 0 {
 			t.Errorf("desktop-file-validate: %v\n%s", err, out)
 		}

@@ -48,7 +48,7 @@ func execOpen(a *app.App, req ctlRequest) (any, error) {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return nil, errors.New("usage: open [--enqueue] FILE|FOLDER|file://URI...")
+		return nil, errors.New("usage: open [--enqueue] FILE|FOLDER|file://URI (one or more)")
 	}
 	paths, probs := openfiles.Paths(args, "")
 	res, err := a.OpenFiles(paths, enqueue)
