@@ -1,3 +1,5 @@
+//go:build linux || freebsd || openbsd || netbsd || dragonfly
+
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,16 +90,21 @@ func TestOpenWithFurudeskFromTheFileManager(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		b, _ := os.ReadFile(pids)
+		var ps []int
 		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				if p, err := os.FindProcess(pid); err == nil {
-					_ = p.Signal(os.Interrupt)
-				}
+			if pid, err := strconv.Atoi(f); err == nil && syscall.Kill(pid, syscall.SIGINT) == nil {
+				ps = append(ps, pid)
 			}
 		}
+		// Not our children (gio and xdg-open started them): gone when a
+		// signal can no longer reach them.
 		waitFor(t, 30*time.Second, "the launched furudesk to quit", func() bool {
-			_, err := os.Stat(filepath.Join(data, "furudesk", ctlSocketName))
-			return err != nil
+			for _, pid := range ps {
+				if syscall.Kill(pid, 0) == nil {
+					return false
+				}
+			}
+			return true
 		})
 	})
 	env := pulsetest.CleanEnv("DISPLAY="+display, "HOME="+home, "XDG_RUNTIME_DIR="+run,
