@@ -5,8 +5,9 @@
 # that its binary, unpacked, prints its version and plays a FLAC given on
 # its command line with the package's own FFmpeg onto a private
 # PulseAudio null sink, recorded and measured. With CI=true (as root) it
-# also installs the package with apt-get, runs /usr/bin/furudesk,
-# checks that xdg-mime names furudesk for audio/flac, and removes it.
+# also installs the package with apt-get, plays from /usr/bin, checks that
+# xdg-mime names furudesk for audio/flac, opens the FLAC as a double-click
+# does (gio open) and hears it, and removes the package.
 #
 #   scripts/check-deb.sh DEB
 set -euo pipefail
@@ -122,12 +123,52 @@ $(cat "$tmp/furudesk.log")"
 }
 play_check "$bin" "$root/usr/lib/furudesk/ffmpeg"
 
+# double_click opens the FLAC as a file manager does (gio open, with the
+# installed desktop entry) on a private X screen: the installed furudesk's
+# window starts and the sink hears the FLAC.
+double_click() {
+  local rec pid st="" rms data=$tmp/xdg/furudesk
+  command -v Xvfb >/dev/null && command -v gio >/dev/null || fail "Xvfb and gio are needed on CI"
+  exec 3>"$tmp/display"
+  Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp >"$tmp/xvfb.log" 2>&1 &
+  pids+=($!)
+  exec 3>&-
+  for _ in $(seq 100); do [ -s "$tmp/display" ] && break; sleep 0.1; done
+  [ -s "$tmp/display" ] || fail "Xvfb did not start: $(cat "$tmp/xvfb.log")"
+  rm -f "$tmp/out.wav"
+  parec --latency-msec=20 -d debsink.monitor --file-format=wav "$tmp/out.wav" &
+  rec=$!
+  pids+=("$rec")
+  sleep 3 # an idle null sink stalls a new stream for 1-2 s
+  DISPLAY=:$(cat "$tmp/display") XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/xdg \
+    DBUS_SESSION_BUS_ADDRESS=unix:path=$run/no-bus gio open "$tmp/song.flac" >"$tmp/gio.log" 2>&1 ||
+    fail "gio open: $(cat "$tmp/gio.log")"
+  for _ in $(seq 200); do
+    st=$(/usr/bin/furudesk ctl --data-dir "$data" status 2>/dev/null || true)
+    grep -q '"source": "local"' <<<"$st" && break
+    sleep 0.1
+  done
+  pid=$(/usr/bin/furudesk ctl --data-dir "$data" stats 2>/dev/null | sed -n 's/^ *"pid": \([0-9]*\).*/\1/p')
+  [ -n "$pid" ] && pids+=("$pid")
+  grep -q '"title": "Deb Check"' <<<"$st" || fail "gio open did not play the FLAC in furudesk: $st"
+  sleep 4
+  kill -INT "$rec"
+  wait "$rec" 2>/dev/null || true
+  kill "$pid"
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  sox "$tmp/out.wav" -n stat >"$tmp/stat" 2>&1 || true
+  rms=$(awk '/RMS +amplitude/ {print $3}' "$tmp/stat")
+  awk -v r="$rms" 'BEGIN { exit !(r > 0.02) }' || fail "the double-clicked FLAC was not heard (RMS $rms)"
+  echo "check-deb: gio open played the FLAC in the installed furudesk's window (RMS amplitude $rms)"
+}
+
 if [ "${CI:-}" = true ] && [ "$(id -u)" -eq 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
   /usr/bin/furudesk --version | grep -q '^furudesk ' || fail "installed furudesk --version"
   play_check /usr/bin/furudesk /usr/lib/furudesk/ffmpeg
   def=$(XDG_DATA_HOME=$tmp/xdg XDG_CONFIG_HOME=$tmp/xdg xdg-mime query default audio/flac)
   [ "$def" = furudesk.desktop ] || fail "xdg-mime query default audio/flac = $def, want furudesk.desktop"
+  double_click
   DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq furudesk >/dev/null
   [ ! -e /usr/bin/furudesk ] && [ ! -e /usr/lib/furudesk ] && [ ! -e /usr/share/applications/furudesk.desktop ] ||
     fail "apt-get remove left files behind"

@@ -16,6 +16,7 @@ import (
 // ctlStats is what `ctl stats` prints: how much the running furudesk
 // holds, for a user (or a benchmark) looking into its memory.
 type ctlStats struct {
+	PID         int    `json:"pid"` // the process, for a script that started it indirectly (gio open) and ends it
 	Goroutines  int    `json:"goroutines"`
 	HeapAlloc   uint64 `json:"heap_alloc_bytes"`    // live Go objects (and not yet collected ones)
 	HeapInuse   uint64 `json:"heap_inuse_bytes"`    // Go heap spans in use
@@ -43,7 +44,7 @@ var heapProfiles atomic.Int32
 func runtimeStats() ctlStats {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return ctlStats{Goroutines: runtime.NumGoroutine(), HeapAlloc: m.HeapAlloc, HeapInuse: m.HeapInuse,
+	return ctlStats{PID: os.Getpid(), Goroutines: runtime.NumGoroutine(), HeapAlloc: m.HeapAlloc, HeapInuse: m.HeapInuse,
 		HeapObjects: m.HeapObjects, GoSys: m.Sys, HeapIdle: m.HeapIdle, HeapRelease: m.HeapReleased,
 		NumGC: m.NumGC, RSS: residentBytes(), HeapProfile: writeHeapProfile(os.Getenv("FURUDESK_HEAPPROFILE")),
 		LoopHolds: framegov.Installed().Holds()}
