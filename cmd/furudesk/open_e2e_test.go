@@ -68,8 +68,11 @@ func TestFurudeskFilesPlayInTheRunningInstance(t *testing.T) {
 		return st.Playing && st.Source == "local" && len(st.Queue) == 2 && st.Queue[0].Title == "one" && audible(rec, t0, time.Now())
 	})
 	_, i := firstSound(rec, t0)
-	waitFor(t, 5*time.Second, "600 ms of one.wav recorded", func() bool { return rec.frames() > i+rate*6/10 })
-	if f := freqAt(rec, i+rate/2); f < trackFreq(0, 0)-15 || f > trackFreq(0, 2)+15 {
+	// The highest of three measures: a stall of the shared machine in one
+	// of them reads low, another track reads 1,400 Hz higher.
+	waitFor(t, 5*time.Second, "a second of one.wav recorded", func() bool { return rec.frames() > i+rate })
+	f := max(freqAt(rec, i+rate*4/10), freqAt(rec, i+rate*6/10), freqAt(rec, i+rate*8/10))
+	if f < trackFreq(0, 0)-15 || f > trackFreq(0, 2)+15 {
 		t.Errorf("heard %.0f Hz, want one.wav's %.0f-%.0f Hz", f, trackFreq(0, 0), trackFreq(0, 2))
 	}
 
