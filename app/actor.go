@@ -42,8 +42,12 @@ type actor struct {
 	// latest snapshot, or the stored state at launch. A takeover without
 	// a handoff extrapolates the position only up to then, never across
 	// the silence of an owner that stopped reporting.
-	heardAt   time.Duration
-	heardFrom engine.DeviceID          // the owner heard at heardAt
+	heardAt time.Duration
+	// aliveAt is when the owner was last heard at all, heardFrom: also
+	// by a snapshot whose state is not news (a restarted owner that is
+	// resuming), which says it lives but confirms no position.
+	aliveAt   time.Duration
+	heardFrom engine.DeviceID          // the owner heard at aliveAt
 	heardHB   uint64                   // its heartbeat id then: older snapshots are stale
 	boxes     map[engine.DeviceID]bool // the devices whose snapshots say they have no window
 	shownFrom string                   // the last shared notice shown: owner, id and text
@@ -55,12 +59,16 @@ type actor struct {
 	persistedAt time.Duration
 
 	// What the local output is doing.
-	cur         audio.Track
-	curCID      string
-	curIdx      int
-	curStarted  bool // the output reported Started for cur
-	curEnded    bool // cur finished (or failed) and the prepared track follows
-	paused      bool
+	cur        audio.Track
+	curCID     string
+	curIdx     int
+	curStarted bool // the output reported Started for cur
+	curEnded   bool // cur finished (or failed) and the prepared track follows
+	paused     bool
+	// outBehind is set between a transition that moved the state to
+	// another track or position and the effect that tells the output:
+	// the output's report is of the old place, not of st.
+	outBehind   bool
 	rendering   bool      // MayRender as last applied to the output
 	renderSince time.Time // wall clock when MayRender last turned true
 
@@ -432,7 +440,7 @@ func sameItems(x, y []storage.QueueItem) bool {
 // posNow is the position of the current track now: measured at the output
 // while it renders it, else extrapolated from the last known state.
 func (a *actor) posNow() int64 {
-	if a.rendering && a.out != nil && a.cur.Seq != 0 {
+	if a.rendering && !a.outBehind && a.out != nil && a.cur.Seq != 0 {
 		r := a.out.Report()
 		if r.Track == a.cur {
 			return r.Pos.Milliseconds()

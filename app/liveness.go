@@ -76,16 +76,26 @@ func (a *actor) keepFloor(ps PlayerState, heard time.Duration, shown int64) {
 		a.st.Index != ps.Index || ps.Jumps != a.st.Jumps {
 		return
 	}
-	if shown > ps.extrapolate(a.clock.Now()-heard) {
+	// A controller runs ahead of the owner by no more than it
+	// extrapolated without hearing it (two heartbeats) and the little the
+	// owner's output started late: a view further ahead is wrong (the
+	// owner never played there) and gives way at once.
+	if p := ps.extrapolate(a.clock.Now() - heard); shown > p && shown-p <= a.maxLead().Milliseconds() {
 		a.floor = posFloor{index: ps.Index, cid: next.ContentID, ms: shown}
 	}
+}
+
+// maxLead is the most a controller's view may run ahead of the owner's
+// reported position and still be kept (keepFloor).
+func (a *actor) maxLead() time.Duration {
+	return 2*a.opts.HeartbeatEvery + PositionSlack
 }
 
 // floored applies the floor to p, the extrapolated position of the
 // current track.
 func (a *actor) floored(p int64) int64 {
-	if a.floor.cid == "" || !a.st.Playing {
-		return p
+	if o := a.e.Owner(); a.floor.cid == "" || !a.st.Playing || o == "" || o == a.self {
+		return p // only a controller's view lags an owner
 	}
 	if e, ok := a.st.current(); !ok || a.st.Index != a.floor.index || e.ContentID != a.floor.cid {
 		return p

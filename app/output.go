@@ -50,12 +50,16 @@ func (a *actor) plan(tx *txn) func() {
 	if wantTrack && a.st.Playing {
 		a.skipMissing(tx)
 	}
+	if ch.track || ch.seek {
+		a.outBehind = true // until the effect: the commit and the snapshot say st
+	}
 	if a.out == nil {
 		return func() { a.rendering = a.e.MayRender() }
 	}
 	st := a.st.clone()
 	fence := tx.fence
 	return func() {
+		a.outBehind = false
 		// The queue edit this transition made moved the entries the
 		// output plays and prepared: they keep playing at their new
 		// indexes.

@@ -44,7 +44,7 @@ func (a *actor) ownerGone() bool {
 	}
 	last := max(a.ownerSince, a.resumedAt) // time away does not count
 	if a.heardFrom == o {
-		last = max(last, a.heardAt)
+		last = max(last, a.aliveAt)
 	}
 	if a.clock.Now()-last > a.quietAfter() || !a.e.OwnerView().Live {
 		return true
@@ -88,7 +88,7 @@ func (a *actor) observeOwner() {
 		}
 		text := name + " went offline"
 		if a.effective().AutomaticFailover {
-			last := max(a.ownerSince, a.heardAt)
+			last := max(a.ownerSince, a.aliveAt)
 			left := time.Duration(a.cfg.OwnerTimeoutMS)*time.Millisecond - (now - last)
 			text = fmt.Sprintf("%s %s; playback will move here after %s", name, verb, span(left))
 		} else if verb == "closed" {

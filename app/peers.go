@@ -85,10 +85,12 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ps.Resuming {
 			// A restarted owner still learning its own newest state:
 			// heard, but its state is not news.
-			a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
+			// It lives (aliveAt) but confirms no position: heardAt stays,
+			// so its restart is not extrapolated as time played.
+			a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 			return nil
 		}
-		a.heardAt, a.heardFrom, a.heardHB = heard, ev.From, hb
+		a.heardAt, a.aliveAt, a.heardFrom, a.heardHB = heard, heard, ev.From, hb
 		a.heardCount++
 		if ps.Closing {
 			a.closingFrom = ev.From
