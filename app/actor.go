@@ -10,6 +10,7 @@ import (
 	"github.com/furudesk/furudesk/audio"
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 	"github.com/furudesk/furudesk/storage"
 )
 
@@ -239,7 +240,7 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 		return nil, err
 	}
 	a.st = stateFromDurable(q)
-	a.persisted = a.st.durable()
+	a.persisted = durable(a.st)
 	a.stAt, a.persistedAt, a.heardAt = a.clock.Now(), a.clock.Now(), a.clock.Now()
 	a.holdResume()
 	if a.folders, err = a.store.LibraryFolders(); err != nil {
@@ -344,7 +345,7 @@ type txn struct {
 	noSync     bool // the position is all there is to save: no disk flush needed
 	publish    bool
 	sends      []send
-	ch         change
+	ch         queue.Change
 	fence      *engine.CommandStamp // an accepted command's stamp, rechecked before effects
 	ownerLive  bool                 // another device owned the output and was live before the transition
 }
@@ -362,7 +363,7 @@ type send struct {
 // commit fails, the engine and the state are restored and nothing is
 // executed or sent.
 func (a *actor) run(f func(tx *txn) error) error {
-	prevE, prevSt, prevStAt := a.e.Clone(), a.st.clone(), a.stAt
+	prevE, prevSt, prevStAt := a.e.Clone(), a.st.Clone(), a.stAt
 	restore := func() { a.e, a.st, a.stAt = prevE, prevSt, prevStAt }
 	tx := &txn{ownerLive: a.e.Owner() != a.self && a.e.OwnerLive()}
 	if err := f(tx); err != nil {
@@ -383,7 +384,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 		t.Checkpoint = &cp
 	}
 	now := a.clock.Now()
-	q := a.st.durable()
+	q := durable(a.st)
 	q.PositionMS = a.persisted.PositionMS
 	if tx.persistPos || !a.sameTransport(q.Transport) || !sameItems(q.Items, a.persisted.Items) {
 		q.PositionMS = a.posNow()
@@ -446,7 +447,7 @@ func (a *actor) posNow() int64 {
 			return r.Pos.Milliseconds()
 		}
 	}
-	return a.floored(a.st.extrapolate(a.extrapolateUntil() - a.stAt))
+	return a.floored(a.st.Extrapolate(a.extrapolateUntil() - a.stAt))
 }
 
 // anchor makes st.PositionMS the position now.
@@ -466,7 +467,7 @@ func (a *actor) anchorHeard() {
 		return
 	}
 	now := a.clock.Now()
-	a.st.PositionMS = a.st.extrapolate(min(now, a.heardAt) - a.stAt)
+	a.st.PositionMS = a.st.Extrapolate(min(now, a.heardAt) - a.stAt)
 	a.stAt = now
 }
 
@@ -514,7 +515,7 @@ func (a *actor) tick() {
 
 // publishSnapshot sends our state and the engine's announcement.
 func (a *actor) publishSnapshot() {
-	st := a.st.clone()
+	st := a.st.Clone()
 	if a.e.MayRender() {
 		st.PositionMS = a.posNow()
 		st.Term = a.e.Claim()

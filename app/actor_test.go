@@ -10,6 +10,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 )
 
 const (
@@ -107,7 +108,7 @@ func TestFenceRecheckedBeforeEffect(t *testing.T) {
 	r.j.reset()
 	r.do(func(a *actor) {
 		stale := engine.CommandStamp{Version: engine.EnvelopeVersion, Claim: engine.Claim{Counter: 1, Issuer: peerB, Owner: self}, Sequence: 1}
-		tx := &txn{ch: change{track: true}, fence: &stale}
+		tx := &txn{ch: queue.Change{Track: true}, fence: &stale}
 		a.plan(tx)() // the effect of a command whose term is over
 	})
 	if n := r.j.count("play"); n != 0 {
@@ -235,7 +236,7 @@ func TestControllerSendsStampedCommands(t *testing.T) {
 		t.Fatal("view jumped back to a snapshot that does not reflect our command")
 	}
 	// ...one that acknowledges it is shown.
-	done := ps.clone()
+	done := ps.Clone()
 	done.Index, done.Playing, done.PositionMS = 1, false, 0
 	done.Acks = map[engine.DeviceID]uint64{self: cmds[2].Stamp.Sequence}
 	r.announce(peerB, owner, 3, false, &done)

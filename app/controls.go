@@ -23,12 +23,12 @@ func (a *actor) control(c Control) error {
 	if owner == a.self || owner == "" {
 		return a.run(func(tx *txn) error {
 			a.anchor()
-			ch, err := a.st.apply(c, a.st.PositionMS)
+			ch, err := a.st.Apply(c, a.st.PositionMS)
 			if err != nil {
 				return err
 			}
 			tx.ch, tx.publish = ch, true
-			if ch.pause || ch.stopped || ch.track {
+			if ch.Pause || ch.Stopped || ch.Track {
 				tx.persistPos = true
 			}
 			if owner == "" && a.st.Playing {
@@ -47,7 +47,7 @@ func (a *actor) control(c Control) error {
 			return err
 		}
 		// Optimistic: show the effect now; the owner's snapshot confirms it.
-		if _, err := a.st.apply(c, a.st.PositionMS); err != nil {
+		if _, err := a.st.Apply(c, a.st.PositionMS); err != nil {
 			return err
 		}
 		stamp, err := a.e.Stamp()
@@ -94,7 +94,7 @@ func (a *actor) transfer(to engine.DeviceID) error {
 		if to == a.self {
 			return nil
 		}
-		st := a.st.clone()
+		st := a.st.Clone()
 		st.Acks = nil
 		body, err := json.Marshal(Control{Op: OpHandoff, State: &st})
 		if err != nil {

@@ -70,8 +70,8 @@ type posFloor struct {
 // playing, no jump in between, and the owner behind what it showed.
 func (a *actor) keepFloor(ps PlayerState, heard time.Duration, shown int64) {
 	a.floor = posFloor{}
-	cur, ok := a.st.current()
-	next, ok2 := ps.current()
+	cur, ok := a.st.Current()
+	next, ok2 := ps.Current()
 	if !ok || !ok2 || !a.st.Playing || !ps.Playing || cur.ContentID != next.ContentID ||
 		a.st.Index != ps.Index || ps.Jumps != a.st.Jumps {
 		return
@@ -80,7 +80,7 @@ func (a *actor) keepFloor(ps PlayerState, heard time.Duration, shown int64) {
 	// extrapolated without hearing it (two heartbeats) and the little the
 	// owner's output started late: a view further ahead is wrong (the
 	// owner never played there) and gives way at once.
-	if p := ps.extrapolate(a.clock.Now() - heard); shown > p && shown-p <= a.maxLead().Milliseconds() {
+	if p := ps.Extrapolate(a.clock.Now() - heard); shown > p && shown-p <= a.maxLead().Milliseconds() {
 		a.floor = posFloor{index: ps.Index, cid: next.ContentID, ms: shown}
 	}
 }
@@ -97,7 +97,7 @@ func (a *actor) floored(p int64) int64 {
 	if o := a.e.Owner(); a.floor.cid == "" || !a.st.Playing || o == "" || o == a.self {
 		return p // only a controller's view lags an owner
 	}
-	if e, ok := a.st.current(); !ok || a.st.Index != a.floor.index || e.ContentID != a.floor.cid {
+	if e, ok := a.st.Current(); !ok || a.st.Index != a.floor.index || e.ContentID != a.floor.cid {
 		return p
 	}
 	return max(p, a.floor.ms)

@@ -46,25 +46,25 @@ func (a *actor) plan(tx *txn) func() {
 		tx.publish = true
 	}
 	ch := tx.ch
-	wantTrack := takeover || ch.track || (a.st.Playing && a.cur.Seq == 0)
+	wantTrack := takeover || ch.Track || (a.st.Playing && a.cur.Seq == 0)
 	if wantTrack && a.st.Playing {
 		a.skipMissing(tx)
 	}
-	if ch.track || ch.seek {
+	if ch.Track || ch.Seek {
 		a.outBehind = true // until the effect: the commit and the snapshot say st
 	}
 	if a.out == nil {
 		return func() { a.rendering = a.e.MayRender() }
 	}
-	st := a.st.clone()
+	st := a.st.Clone()
 	fence := tx.fence
 	return func() {
 		a.outBehind = false
 		// The queue edit this transition made moved the entries the
 		// output plays and prepared: they keep playing at their new
 		// indexes.
-		if ch.reindex != nil {
-			a.curIdx, a.nextIdx = remapIndex(ch.reindex, a.curIdx), remapIndex(ch.reindex, a.nextIdx)
+		if ch.Reindex != nil {
+			a.curIdx, a.nextIdx = remapIndex(ch.Reindex, a.curIdx), remapIndex(ch.Reindex, a.nextIdx)
 		}
 		// Rechecked right before the effect reaches the output.
 		if !a.e.MayRender() {
@@ -76,17 +76,17 @@ func (a *actor) plan(tx *txn) func() {
 			return
 		}
 		a.rendering = true
-		if takeover || ch.volume {
+		if takeover || ch.Volume {
 			a.out.SetVolume(st.Volume)
 		}
-		e, ok := st.current()
+		e, ok := st.Current()
 		switch {
-		case !ok || ch.stopped:
+		case !ok || ch.Stopped:
 			a.stopAudio()
 		case st.Playing && (wantTrack || a.curCID != e.ContentID || a.curIdx != st.Index):
 			a.playEntry(st, e)
 		case st.Playing:
-			if ch.seek {
+			if ch.Seek {
 				a.out.Seek(time.Duration(st.PositionMS) * time.Millisecond)
 			}
 			if a.paused {
@@ -94,11 +94,11 @@ func (a *actor) plan(tx *txn) func() {
 				a.paused = false
 			}
 		default: // paused
-			if a.cur.Seq != 0 && (ch.track || a.curCID != e.ContentID) {
+			if a.cur.Seq != 0 && (ch.Track || a.curCID != e.ContentID) {
 				a.stopAudio()
 			}
 			if a.cur.Seq != 0 {
-				if ch.seek {
+				if ch.Seek {
 					a.out.Seek(time.Duration(st.PositionMS) * time.Millisecond)
 				}
 				if !a.paused {
@@ -153,7 +153,7 @@ func (a *actor) syncPrepared(st PlayerState) {
 		return
 	}
 	defer a.pinPlaying()
-	i, ok := st.following()
+	i, ok := st.Following()
 	var src audio.Source
 	var kind string
 	if ok {
@@ -184,32 +184,32 @@ func (a *actor) syncPrepared(st PlayerState) {
 // listening position must survive a device that lacks the files) and
 // pauses. Either way every device is told.
 func (a *actor) skipMissing(tx *txn) {
-	e, ok := a.st.current()
+	e, ok := a.st.Current()
 	if !ok || a.canPlay(e.ContentID) {
 		return
 	}
-	probe := a.st.clone()
+	probe := a.st.Clone()
 	for range len(probe.Queue) - 1 {
-		i, ok := probe.after()
+		i, ok := probe.After()
 		if !ok || i == a.st.Index {
 			break
 		}
-		probe.moveTo(i)
+		probe.MoveTo(i)
 		if a.canPlay(probe.Queue[i].ContentID) {
 			a.st.Index, a.st.Seed, a.st.Order = i, probe.Seed, slices.Clone(probe.Order)
 			a.st.PositionMS, a.stAt = 0, a.clock.Now()
-			tx.ch.track = true
+			tx.ch.Track = true
 			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q and no online device has it: skipped to %q",
-				a.deviceName(a.self), e.name(), probe.Queue[i].name()), false)
+				a.deviceName(a.self), e.Name(), probe.Queue[i].Name()), false)
 			return
 		}
 	}
 	// PositionMS is current here: anchored by the takeover, or set by the
 	// control or the track change that led here.
 	a.st.Playing, a.stAt = false, a.clock.Now()
-	tx.ch.stopped, tx.persistPos = true, true
+	tx.ch.Stopped, tx.persistPos = true, true
 	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it, and no online device has them: paused",
-		a.deviceName(a.self), e.name()), true)
+		a.deviceName(a.self), e.Name()), true)
 }
 
 func (a *actor) hasFile(contentID string) bool {
@@ -284,7 +284,7 @@ func (a *actor) audioEvent(ev audio.Event) {
 		switch {
 		case ev.Track == a.cur && a.cur.Seq != 0 && a.streamLost(ev.Err):
 		case ev.Track == a.cur && a.cur.Seq != 0:
-			e, _ := a.st.current()
+			e, _ := a.st.Current()
 			a.notice("error", fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
 			if a.next.Seq != 0 {
 				a.curEnded = true // the output moves on to the prepared track
@@ -328,8 +328,8 @@ func (a *actor) nextStarted(ev audio.Started) {
 			return nil
 		}
 		if a.curIdx >= 0 && a.curIdx < len(a.st.Queue) && a.st.Queue[a.curIdx].ContentID == a.curCID {
-			if i, ok := a.st.following(); ok && i == a.curIdx && a.st.Repeat != "one" {
-				a.st.moveTo(i) // a new cycle's order when it wrapped around
+			if i, ok := a.st.Following(); ok && i == a.curIdx && a.st.Repeat != "one" {
+				a.st.MoveTo(i) // a new cycle's order when it wrapped around
 			} else {
 				a.st.Index = a.curIdx
 			}
@@ -352,13 +352,13 @@ func (a *actor) trackEnded(ended int) {
 			a.st.Index = ended
 		}
 		a.cur = audio.Track{}
-		more := a.st.advance()
+		more := a.st.Advance()
 		a.stAt = a.clock.Now()
 		tx.publish, tx.persistPos = true, true
 		if more {
-			tx.ch.track = true
+			tx.ch.Track = true
 		} else {
-			tx.ch.stopped = true
+			tx.ch.Stopped = true
 		}
 		return nil
 	})

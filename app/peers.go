@@ -10,6 +10,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 )
 
 func (a *actor) peerEvent(ev devicesync.Event) {
@@ -72,8 +73,8 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if err := json.Unmarshal(ev.State, &ps); err != nil {
 			return nil
 		}
-		ps.normalize()
-		if ps.validate() != nil {
+		ps.Normalize()
+		if ps.Validate() != nil {
 			return nil
 		}
 		hb := ev.Coordination.Heartbeat
@@ -132,25 +133,25 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 		if c.Op == OpHandoff && c.State != nil {
 			// Already playing that track close to that position (we
 			// learned the claim from an announcement first): no restart.
-			if e, ok := c.State.current(); ok && a.curCID == e.ContentID && a.curIdx == c.State.Index &&
+			if e, ok := c.State.Current(); ok && a.curCID == e.ContentID && a.curIdx == c.State.Index &&
 				abs(a.posNow()-c.State.PositionMS) < 1500 && a.cur.Seq != 0 {
 				c.State.PositionMS = a.posNow()
-				ch, err := a.st.apply(c, a.st.PositionMS)
+				ch, err := a.st.Apply(c, a.st.PositionMS)
 				if err == nil {
-					ch.track = false
+					ch.Track = false
 					tx.ch = ch
 				}
 				return a.ack(tx, ev)
 			}
 		}
 		a.describe(c.Entries)
-		ch, err := a.st.apply(c, a.st.PositionMS)
+		ch, err := a.st.Apply(c, a.st.PositionMS)
 		if err != nil {
 			a.notice("error", "A command from "+a.deviceName(ev.From)+" failed: "+err.Error())
 			return a.ack(tx, ev)
 		}
 		tx.ch = ch
-		if ch.pause || ch.stopped || ch.track {
+		if ch.Pause || ch.Stopped || ch.Track {
 			tx.persistPos = true
 		}
 		if c.Op == OpHandoff {
@@ -230,7 +231,7 @@ func (a *actor) groupChanged(ev devicesync.GroupChanged) {
 		a.pending = a.pending[:0]
 		if revoked {
 			vol := a.st.Volume
-			a.st, a.stAt = defaultState(), a.clock.Now()
+			a.st, a.stAt = queue.DefaultState(), a.clock.Now()
 			a.st.Volume = vol
 			a.heardFrom, a.heardHB, a.closingFrom = "", 0, ""
 		}

@@ -120,7 +120,7 @@ func (a *actor) retargetPending() {
 				return err
 			}
 			a.anchor()
-			_, _ = a.st.apply(c, a.st.PositionMS) // shown again until the new owner confirms
+			_, _ = a.st.Apply(c, a.st.PositionMS) // shown again until the new owner confirms
 			tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
 			a.remember(c, stamp)
 			a.pending[len(a.pending)-1].resent = true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 	"github.com/furudesk/furudesk/storage"
 )
 
@@ -27,11 +28,11 @@ func playOut(t *testing.T, s *PlayerState, n int) []int {
 	t.Helper()
 	got := []int{s.Index}
 	for range n {
-		ch, err := s.apply(Control{Op: OpNext}, 0)
+		ch, err := s.Apply(Control{Op: OpNext}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ch.stopped {
+		if ch.Stopped {
 			break
 		}
 		got = append(got, s.Index)
@@ -44,12 +45,12 @@ func playOut(t *testing.T, s *PlayerState, n int) []int {
 // gives the same order.
 func TestShuffleOrderIsAPermutationFromTheSeed(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 42, 1 << 40} {
-		s := defaultState()
+		s := queue.DefaultState()
 		s.Queue, s.Index, s.Playing = queueOf(20), 7, true
-		if _, err := s.apply(Control{Op: OpShuffle, On: true, Seed: seed}, 0); err != nil {
+		if _, err := s.Apply(Control{Op: OpShuffle, On: true, Seed: seed}, 0); err != nil {
 			t.Fatal(err)
 		}
-		if s.Index != 7 || s.Order[0] != 7 || !isPermutation(s.Order, 20) {
+		if s.Index != 7 || s.Order[0] != 7 || !queue.IsPermutation(s.Order, 20) {
 			t.Fatalf("seed %d: order %v index %d", seed, s.Order, s.Index)
 		}
 		played := playOut(t, &s, 100)
@@ -62,9 +63,9 @@ func TestShuffleOrderIsAPermutationFromTheSeed(t *testing.T) {
 		if s.Playing {
 			t.Fatalf("seed %d: still playing after the end of the order with repeat off", seed)
 		}
-		again := defaultState()
+		again := queue.DefaultState()
 		again.Queue, again.Index = queueOf(20), 7
-		_, _ = again.apply(Control{Op: OpShuffle, On: true, Seed: seed}, 0)
+		_, _ = again.Apply(Control{Op: OpShuffle, On: true, Seed: seed}, 0)
 		if !slices.Equal(again.Order, s.Order) {
 			t.Fatalf("seed %d: orders differ: %v and %v", seed, again.Order, s.Order)
 		}
@@ -74,25 +75,25 @@ func TestShuffleOrderIsAPermutationFromTheSeed(t *testing.T) {
 // Prev walks the shuffled order back; turning shuffle off keeps the track
 // and plays on in queue order.
 func TestShufflePrevAndOff(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Playing = queueOf(10), true
-	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 9}, 0)
-	_, _ = s.apply(Control{Op: OpNext}, 0)
-	_, _ = s.apply(Control{Op: OpNext}, 0)
+	_, _ = s.Apply(Control{Op: OpShuffle, On: true, Seed: 9}, 0)
+	_, _ = s.Apply(Control{Op: OpNext}, 0)
+	_, _ = s.Apply(Control{Op: OpNext}, 0)
 	if s.Index != s.Order[2] {
 		t.Fatalf("after two Next: index %d, order %v", s.Index, s.Order)
 	}
-	_, _ = s.apply(Control{Op: OpPrev}, 0)
+	_, _ = s.Apply(Control{Op: OpPrev}, 0)
 	if s.Index != s.Order[1] {
 		t.Fatalf("Prev: index %d, want %d (order %v)", s.Index, s.Order[1], s.Order)
 	}
 	cur := s.Index
-	ch, _ := s.apply(Control{Op: OpShuffle, On: false}, 0)
-	if s.Index != cur || ch.track || ch.stopped || len(s.Order) != 0 {
+	ch, _ := s.Apply(Control{Op: OpShuffle, On: false}, 0)
+	if s.Index != cur || ch.Track || ch.Stopped || len(s.Order) != 0 {
 		t.Fatalf("shuffle off changed the track: index %d (was %d) change %+v", s.Index, cur, ch)
 	}
 	if cur+1 < 10 {
-		_, _ = s.apply(Control{Op: OpNext}, 0)
+		_, _ = s.Apply(Control{Op: OpNext}, 0)
 		if s.Index != cur+1 {
 			t.Fatalf("Next without shuffle: %d, want %d", s.Index, cur+1)
 		}
@@ -103,10 +104,10 @@ func TestShufflePrevAndOff(t *testing.T) {
 // wraps around at the end, off stops at the end.
 func TestRepeatModes(t *testing.T) {
 	for _, shuffle := range []bool{false, true} {
-		s := defaultState()
+		s := queue.DefaultState()
 		s.Queue, s.Playing = queueOf(3), true
 		if shuffle {
-			_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 5}, 0)
+			_, _ = s.Apply(Control{Op: OpShuffle, On: true, Seed: 5}, 0)
 		}
 		last := s.Order
 		if !shuffle {
@@ -115,16 +116,16 @@ func TestRepeatModes(t *testing.T) {
 		s.Index = last[2]
 
 		s.Repeat = "one"
-		if !s.advance() || s.Index != last[2] || !s.Playing {
+		if !s.Advance() || s.Index != last[2] || !s.Playing {
 			t.Fatalf("shuffle %v repeat one: index %d playing %v", shuffle, s.Index, s.Playing)
 		}
 		s.Repeat = "all"
 		// With shuffle each cycle has an order of its own (TestShuffleRepeatAllReshufflesEachCycle).
-		if !s.advance() || s.Index != s.at(0) || (!shuffle && s.Index != last[0]) {
-			t.Fatalf("shuffle %v repeat all: wrapped to %d, want %d", shuffle, s.Index, s.at(0))
+		if !s.Advance() || s.Index != s.At(0) || (!shuffle && s.Index != last[0]) {
+			t.Fatalf("shuffle %v repeat all: wrapped to %d, want %d", shuffle, s.Index, s.At(0))
 		}
-		s.Index = s.at(2)
-		if _, _ = s.apply(Control{Op: OpNext}, 0); s.Index != s.at(0) || !s.Playing || (!shuffle && s.Index != last[0]) {
+		s.Index = s.At(2)
+		if _, _ = s.Apply(Control{Op: OpNext}, 0); s.Index != s.At(0) || !s.Playing || (!shuffle && s.Index != last[0]) {
 			t.Fatalf("shuffle %v repeat all Next: %d", shuffle, s.Index)
 		}
 		last = []int{0, 1, 2}
@@ -132,11 +133,11 @@ func TestRepeatModes(t *testing.T) {
 			last = s.Order
 		}
 		s.Index, s.Repeat = last[2], "off"
-		if s.advance() || s.Playing {
+		if s.Advance() || s.Playing {
 			t.Fatalf("shuffle %v repeat off: the end of the queue did not stop", shuffle)
 		}
 		s.Playing = true
-		if ch, _ := s.apply(Control{Op: OpNext}, 0); !ch.stopped || s.Playing || s.Index != last[2] {
+		if ch, _ := s.Apply(Control{Op: OpNext}, 0); !ch.Stopped || s.Playing || s.Index != last[2] {
 			t.Fatalf("shuffle %v Next at the end: %+v index %d", shuffle, ch, s.Index)
 		}
 	}
@@ -146,28 +147,28 @@ func TestRepeatModes(t *testing.T) {
 // play next, appended ones come later, removed ones drop out, and the
 // current track stays.
 func TestShuffleOrderFollowsQueueEdits(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Index, s.Playing = queueOf(8), 3, true
-	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 77}, 0)
-	_, _ = s.apply(Control{Op: OpNext}, 0)
+	_, _ = s.Apply(Control{Op: OpShuffle, On: true, Seed: 77}, 0)
+	_, _ = s.Apply(Control{Op: OpNext}, 0)
 	cur := s.Queue[s.Index].ContentID
 	check := func(what string) {
 		t.Helper()
-		if err := s.validate(); err != nil {
+		if err := s.Validate(); err != nil {
 			t.Fatalf("%s: %v (order %v, queue %d)", what, err, s.Order, len(s.Queue))
 		}
 		if s.Queue[s.Index].ContentID != cur {
 			t.Fatalf("%s: current track changed to %s, want %s", what, s.Queue[s.Index].ContentID, cur)
 		}
 	}
-	_, _ = s.apply(Control{Op: OpEnqueue, Entries: []Entry{{ContentID: "b3:next"}}, Next: true}, 0)
+	_, _ = s.Apply(Control{Op: OpEnqueue, Entries: []Entry{{ContentID: "b3:next"}}, Next: true}, 0)
 	check("enqueue next")
-	if i, _ := s.after(); s.Queue[i].ContentID != "b3:next" {
+	if i, _ := s.After(); s.Queue[i].ContentID != "b3:next" {
 		t.Fatalf("a track added as next plays after %s", s.Queue[i].ContentID)
 	}
-	_, _ = s.apply(Control{Op: OpEnqueue, Entries: []Entry{{ContentID: "b3:x"}, {ContentID: "b3:y"}}}, 0)
+	_, _ = s.Apply(Control{Op: OpEnqueue, Entries: []Entry{{ContentID: "b3:x"}, {ContentID: "b3:y"}}}, 0)
 	check("append")
-	pos := s.orderPos()
+	pos := s.OrderPos()
 	for _, id := range []string{"b3:x", "b3:y"} {
 		i := slices.IndexFunc(s.Queue, func(e Entry) bool { return e.ContentID == id })
 		if p := slices.Index(s.Order, i); p <= pos {
@@ -175,47 +176,47 @@ func TestShuffleOrderFollowsQueueEdits(t *testing.T) {
 		}
 	}
 	rm := s.Order[len(s.Order)-1]
-	_, _ = s.apply(Control{Op: OpRemove, Index: rm}, 0)
+	_, _ = s.Apply(Control{Op: OpRemove, Index: rm}, 0)
 	check("remove another track")
 	// Removing the current track moves on to the next in play order.
-	want, _ := s.after()
+	want, _ := s.After()
 	wantID := s.Queue[want].ContentID
-	_, _ = s.apply(Control{Op: OpRemove, Index: s.Index}, 0)
-	if err := s.validate(); err != nil || s.Queue[s.Index].ContentID != wantID || !s.Playing {
+	_, _ = s.Apply(Control{Op: OpRemove, Index: s.Index}, 0)
+	if err := s.Validate(); err != nil || s.Queue[s.Index].ContentID != wantID || !s.Playing {
 		t.Fatalf("removing the current track: now %s (want %s), playing %v, err %v", s.Queue[s.Index].ContentID, wantID, s.Playing, err)
 	}
 }
 
 // The order survives storage: a restart plays the same order.
 func TestShuffleOrderSurvivesStorage(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Index, s.Playing = queueOf(12), 4, true
-	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 1234}, 0)
-	_, _ = s.apply(Control{Op: OpNext}, 0)
-	back := stateFromDurable(s.durable())
+	_, _ = s.Apply(Control{Op: OpShuffle, On: true, Seed: 1234}, 0)
+	_, _ = s.Apply(Control{Op: OpNext}, 0)
+	back := stateFromDurable(durable(s))
 	if !slices.Equal(back.Order, s.Order) || back.Seed != s.Seed || back.Index != s.Index || !back.Shuffle {
 		t.Fatalf("restored order %v seed %d index %d, want %v %d %d", back.Order, back.Seed, back.Index, s.Order, s.Seed, s.Index)
 	}
 	// The items carry display metadata only.
-	for i, it := range s.durable().Items {
+	for i, it := range durable(s).Items {
 		if strings.Contains(string(it.Meta), "shuffle") || strings.Contains(string(it.Meta), "seed") {
 			t.Fatalf("item %d metadata %s carries the play order", i, it.Meta)
 		}
 	}
 	// An order that does not fit is generated again from the seed and the
 	// queue, never rejected.
-	q := s.durable()
+	q := durable(s)
 	q.ShuffleOrder = []int{0, 0}
 	r := stateFromDurable(q)
-	if !isPermutation(r.Order, 12) || len(r.Queue) != 12 || r.Seed != s.Seed {
+	if !queue.IsPermutation(r.Order, 12) || len(r.Queue) != 12 || r.Seed != s.Seed {
 		t.Fatalf("damaged order not repaired: %v", r.Order)
 	}
-	if want := shuffledOrder(s.Seed, 12, s.Index); !slices.Equal(r.Order, want) {
+	if want := queue.ShuffledOrder(s.Seed, 12, s.Index); !slices.Equal(r.Order, want) {
 		t.Fatalf("repaired order %v, want %v from the seed", r.Order, want)
 	}
 	// A queue stored by a build that kept the order in the items'
 	// metadata resumes in that order.
-	old := s.durable()
+	old := durable(s)
 	old.ShuffleSeed, old.ShuffleOrder = 0, nil
 	for pos, i := range s.Order {
 		meta := fmt.Sprintf(`{"title":"t","shuffle_rank":%d}`, pos)
@@ -283,7 +284,7 @@ func TestShuffleRestartResumesSameOrderFromDisk(t *testing.T) {
 	}
 	before := r.app.Status()
 	seed := r.st().Seed
-	if fromSeed := shuffledOrder(seed, len(before.Queue), before.Order[0]); slices.Equal(fromSeed, before.Order) {
+	if fromSeed := queue.ShuffledOrder(seed, len(before.Queue), before.Order[0]); slices.Equal(fromSeed, before.Order) {
 		t.Fatalf("order %v is the seed's own: the test would not tell a stored order from a derived one", before.Order)
 	}
 	stored, err := db.Queue()
@@ -325,7 +326,7 @@ func TestShuffleRestartResumesSameOrderFromDisk(t *testing.T) {
 // st is the actor's player state.
 func (r *rig) st() PlayerState {
 	var s PlayerState
-	r.do(func(a *actor) { s = a.st.clone() })
+	r.do(func(a *actor) { s = a.st.Clone() })
 	return s
 }
 
@@ -405,25 +406,25 @@ func snapOf(t *testing.T, r *rig) PlayerState {
 // every device: the new seed travels in the state, and what follows the
 // last track (prepared for a gapless start) is what the cycle starts with.
 func TestShuffleRepeatAllReshufflesEachCycle(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Playing, s.Repeat = queueOf(8), true, "all"
-	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 7}, 0)
+	_, _ = s.Apply(Control{Op: OpShuffle, On: true, Seed: 7}, 0)
 	var cycles [][]int
 	for range 3 {
 		var played []int
 		for range 8 {
 			played = append(played, s.Index)
-			next, _ := s.following()
-			remote := s.clone() // a controller that adopted the snapshot
-			if !s.advance() || s.Index != next {
+			next, _ := s.Following()
+			remote := s.Clone() // a controller that adopted the snapshot
+			if !s.Advance() || s.Index != next {
 				t.Fatalf("advanced to %d, prepared %d", s.Index, next)
 			}
-			_ = remote.advance()
+			_ = remote.Advance()
 			if remote.Index != s.Index || remote.Seed != s.Seed || !slices.Equal(remote.Order, s.Order) {
 				t.Fatal("the next cycle differs between devices")
 			}
 		}
-		if !isPermutation(played, 8) {
+		if !queue.IsPermutation(played, 8) {
 			t.Fatalf("cycle %v does not play each track once", played)
 		}
 		cycles = append(cycles, played)

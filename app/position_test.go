@@ -113,7 +113,7 @@ func TestControllerOfARestartedOwnerShowsWhereItResumed(t *testing.T) {
 	r.announce(peerB, owner, 2, true, &ps)
 	r.advance(8 * time.Second) // the window is down
 	hb := uint64(3)
-	hold := ps.clone()
+	hold := ps.Clone()
 	hold.Closing, hold.Resuming = false, true
 	for range 6 { // it holds for 3 s, reporting every 0.5 s
 		r.announce(peerB, owner, hb, false, &hold)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 )
 
 var editSeed = flag.Uint64("edit-seed", 0, "seed of TestQueueEditsKeepTheStateValid (0: a new one)")
@@ -29,7 +30,7 @@ func ids(s PlayerState) []string {
 // playing lists the content ids in play order.
 func playing(s PlayerState) []string {
 	var out []string
-	for _, i := range s.playOrder() {
+	for _, i := range s.PlayOrder() {
 		out = append(out, s.Queue[i].ContentID)
 	}
 	return out
@@ -46,37 +47,37 @@ func cids(ns ...int) []string {
 // Dragging tracks reorders the queue; the track playing keeps playing
 // (same entry, no track change) wherever it ends up.
 func TestMoveReordersTheQueue(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Index, s.Playing, s.PositionMS = queueOf(10), 3, true, 42_000
-	ch, err := s.apply(Control{Op: OpMove, Indexes: []int{7}, Index: 1}, 0)
+	ch, err := s.Apply(Control{Op: OpMove, Indexes: []int{7}, Index: 1}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ids(s), cids(0, 7, 1, 2, 3, 4, 5, 6, 8, 9); !slices.Equal(got, want) {
 		t.Fatalf("queue %v, want %v", got, want)
 	}
-	if s.Queue[s.Index].ContentID != "b3:03" || ch.track || ch.seek || !s.Playing || s.PositionMS != 42_000 || s.Jumps != 0 {
+	if s.Queue[s.Index].ContentID != "b3:03" || ch.Track || ch.Seek || !s.Playing || s.PositionMS != 42_000 || s.Jumps != 0 {
 		t.Fatalf("current %s, change %+v, playing %v at %d: want b3:03 playing on", s.Queue[s.Index].ContentID, ch, s.Playing, s.PositionMS)
 	}
-	if ch.reindex[3] != 4 || ch.reindex[7] != 1 || ch.reindex[0] != 0 {
-		t.Fatalf("reindex %v", ch.reindex)
+	if ch.Reindex[3] != 4 || ch.Reindex[7] != 1 || ch.Reindex[0] != 0 {
+		t.Fatalf("reindex %v", ch.Reindex)
 	}
 	// Several at once, down past the current track: they keep their
 	// order and follow each other.
-	if _, err := s.apply(Control{Op: OpMove, Indexes: []int{0, 1, 5}, IDs: cids(0, 7, 4), Index: 5}, 0); err != nil {
+	if _, err := s.Apply(Control{Op: OpMove, Indexes: []int{0, 1, 5}, IDs: cids(0, 7, 4), Index: 5}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ids(s), cids(1, 2, 3, 5, 6, 0, 7, 4, 8, 9); !slices.Equal(got, want) {
 		t.Fatalf("queue %v, want %v", got, want)
 	}
 	// The current track itself, to the end.
-	if _, err := s.apply(Control{Op: OpMove, Indexes: []int{2}, Index: 99}, 0); err != nil {
+	if _, err := s.Apply(Control{Op: OpMove, Indexes: []int{2}, Index: 99}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if s.Queue[s.Index].ContentID != "b3:03" || s.Index != 9 {
 		t.Fatalf("current moved to the end: index %d (%s)", s.Index, s.Queue[s.Index].ContentID)
 	}
-	if _, ok := s.after(); ok {
+	if _, ok := s.After(); ok {
 		t.Fatal("something follows the track moved to the end")
 	}
 }
@@ -85,28 +86,28 @@ func TestMoveReordersTheQueue(t *testing.T) {
 // tracks where they play, the queue's own order is untouched, and the
 // order stays a permutation of the queue.
 func TestMoveWhileShuffledChangesThePlayOrder(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Index, s.Playing = queueOf(12), 4, true
-	if _, err := s.apply(Control{Op: OpShuffle, On: true, Seed: 5}, 0); err != nil {
+	if _, err := s.Apply(Control{Op: OpShuffle, On: true, Seed: 5}, 0); err != nil {
 		t.Fatal(err)
 	}
 	queue := ids(s)
 	last := s.Order[len(s.Order)-1]
 	// "Play this next": to the place after the current track.
-	if _, err := s.apply(Control{Op: OpMove, Indexes: []int{last}, Index: s.orderPos() + 1}, 0); err != nil {
+	if _, err := s.Apply(Control{Op: OpMove, Indexes: []int{last}, Index: s.OrderPos() + 1}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(ids(s), queue) {
 		t.Fatal("a move while shuffled changed the queue's own order")
 	}
-	if next, _ := s.after(); next != last || s.Index != 4 || s.validate() != nil {
+	if next, _ := s.After(); next != last || s.Index != 4 || s.Validate() != nil {
 		t.Fatalf("after the move: next %d (want %d), current %d, order %v", next, last, s.Index, s.Order)
 	}
 	// Turning shuffle off plays on in queue order from the current track.
-	if _, err := s.apply(Control{Op: OpShuffle, On: false}, 0); err != nil {
+	if _, err := s.Apply(Control{Op: OpShuffle, On: false}, 0); err != nil {
 		t.Fatal(err)
 	}
-	if next, _ := s.after(); next != 5 {
+	if next, _ := s.After(); next != 5 {
 		t.Fatalf("shuffle off: next %d, want 5", next)
 	}
 }
@@ -116,7 +117,7 @@ func TestMoveWhileShuffledChangesThePlayOrder(t *testing.T) {
 // entries that are not the ones meant any more (another device edited the
 // queue in between).
 func TestQueueEditsOutOfBoundsChangeNothing(t *testing.T) {
-	base := defaultState()
+	base := queue.DefaultState()
 	base.Queue, base.Index, base.Playing = queueOf(5), 2, true
 	for _, c := range []Control{
 		{Op: OpMove, Indexes: []int{5}, Index: 0},
@@ -133,8 +134,8 @@ func TestQueueEditsOutOfBoundsChangeNothing(t *testing.T) {
 		{Op: OpRestore, Entries: []Entry{{ContentID: "nope"}}},
 		{Op: OpRestore},
 	} {
-		s := base.clone()
-		_, err := s.apply(c, 0)
+		s := base.Clone()
+		_, err := s.Apply(c, 0)
 		if err == nil {
 			t.Fatalf("%+v: accepted", c)
 		}
@@ -145,13 +146,13 @@ func TestQueueEditsOutOfBoundsChangeNothing(t *testing.T) {
 			t.Fatalf("%+v: refused (%v) but changed the state", c, err)
 		}
 	}
-	s := base.clone()
-	_, err := s.apply(Control{Op: OpMove, Indexes: []int{0}, IDs: cids(1), Index: 3}, 0)
+	s := base.Clone()
+	_, err := s.Apply(Control{Op: OpMove, Indexes: []int{0}, IDs: cids(1), Index: 3}, 0)
 	if !errors.Is(err, ErrQueueChanged) {
 		t.Fatalf("stale move: %v, want ErrQueueChanged", err)
 	}
-	empty := defaultState()
-	if _, err := empty.apply(Control{Op: OpMove, Indexes: []int{0}}, 0); !errors.Is(err, ErrQueueEmpty) {
+	empty := queue.DefaultState()
+	if _, err := empty.Apply(Control{Op: OpMove, Indexes: []int{0}}, 0); !errors.Is(err, ErrQueueEmpty) {
 		t.Fatalf("move in an empty queue: %v", err)
 	}
 }
@@ -160,34 +161,34 @@ func TestQueueEditsOutOfBoundsChangeNothing(t *testing.T) {
 // next track of the play order that stays; removing every track after it
 // stops on the last one left.
 func TestRemoveSeveral(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Index, s.Playing, s.PositionMS = queueOf(8), 2, true, 5000
-	ch, err := s.apply(Control{Op: OpRemove, Indexes: []int{6, 2, 3, 0}}, 0)
+	ch, err := s.Apply(Control{Op: OpRemove, Indexes: []int{6, 2, 3, 0}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ids(s), cids(1, 4, 5, 7); !slices.Equal(got, want) {
 		t.Fatalf("queue %v, want %v", got, want)
 	}
-	if s.Queue[s.Index].ContentID != "b3:04" || !ch.track || !s.Playing || s.PositionMS != 0 {
+	if s.Queue[s.Index].ContentID != "b3:04" || !ch.Track || !s.Playing || s.PositionMS != 0 {
 		t.Fatalf("after removing the current track: %s, change %+v, playing %v", s.Queue[s.Index].ContentID, ch, s.Playing)
 	}
-	if ch.reindex[1] != 0 || ch.reindex[2] != -1 || ch.reindex[7] != 3 {
-		t.Fatalf("reindex %v", ch.reindex)
+	if ch.Reindex[1] != 0 || ch.Reindex[2] != -1 || ch.Reindex[7] != 3 {
+		t.Fatalf("reindex %v", ch.Reindex)
 	}
 	// Removing tracks other than the current one leaves it playing.
 	s.PositionMS = 9000
-	ch, _ = s.apply(Control{Op: OpRemove, Indexes: []int{0}}, 0)
-	if s.Queue[s.Index].ContentID != "b3:04" || ch.track || s.PositionMS != 9000 {
+	ch, _ = s.Apply(Control{Op: OpRemove, Indexes: []int{0}}, 0)
+	if s.Queue[s.Index].ContentID != "b3:04" || ch.Track || s.PositionMS != 9000 {
 		t.Fatalf("removing an earlier track disturbed the current one: %+v", ch)
 	}
 	// The current track and everything after it: stop on the last left.
-	ch, _ = s.apply(Control{Op: OpRemove, Indexes: []int{0, 1, 2}}, 0)
-	if len(s.Queue) != 0 || !ch.stopped || s.Playing {
+	ch, _ = s.Apply(Control{Op: OpRemove, Indexes: []int{0, 1, 2}}, 0)
+	if len(s.Queue) != 0 || !ch.Stopped || s.Playing {
 		t.Fatalf("removing all: queue %v, change %+v", ids(s), ch)
 	}
 	s.Queue, s.Index, s.Playing = queueOf(4), 1, true
-	_, _ = s.apply(Control{Op: OpRemove, Indexes: []int{1, 2, 3}}, 0)
+	_, _ = s.Apply(Control{Op: OpRemove, Indexes: []int{1, 2, 3}}, 0)
 	if s.Playing || s.Index != 0 || len(s.Queue) != 1 {
 		t.Fatalf("nothing follows: index %d playing %v queue %v", s.Index, s.Playing, ids(s))
 	}
@@ -197,31 +198,31 @@ func TestRemoveSeveral(t *testing.T) {
 // play order, current track and position, and a track still playing
 // plays on without a restart.
 func TestRestoreUndoesAClear(t *testing.T) {
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Index, s.Playing = queueOf(9), 4, true
-	_, _ = s.apply(Control{Op: OpShuffle, On: true, Seed: 11}, 0)
+	_, _ = s.Apply(Control{Op: OpShuffle, On: true, Seed: 11}, 0)
 	s.PositionMS = 61_000
 	saved := Control{Op: OpRestore, Entries: slices.Clone(s.Queue), Order: slices.Clone(s.Order), Index: s.Index,
 		PosMS: s.PositionMS, On: true}
 	wantPlay := playing(s)
-	if _, err := s.apply(Control{Op: OpClear}, 0); err != nil {
+	if _, err := s.Apply(Control{Op: OpClear}, 0); err != nil {
 		t.Fatal(err)
 	}
-	ch, err := s.apply(saved, 0)
+	ch, err := s.Apply(saved, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(playing(s), wantPlay) || s.Index != 4 || s.PositionMS != 61_000 || !s.Playing || !ch.track {
+	if !slices.Equal(playing(s), wantPlay) || s.Index != 4 || s.PositionMS != 61_000 || !s.Playing || !ch.Track {
 		t.Fatalf("restored: order %v (want %v), index %d, at %d, playing %v, change %+v",
 			playing(s), wantPlay, s.Index, s.PositionMS, s.Playing, ch)
 	}
 	// Undo of a removal while the current track plays on: no restart.
 	s.PositionMS = 70_000
 	saved.PosMS = 65_000
-	_, _ = s.apply(Control{Op: OpRemove, Indexes: []int{0, 8}}, 0)
+	_, _ = s.Apply(Control{Op: OpRemove, Indexes: []int{0, 8}}, 0)
 	cur := s.Index
-	ch, err = s.apply(saved, 0)
-	if err != nil || ch.track || s.PositionMS != 70_000 || ch.reindex[cur] != 4 {
+	ch, err = s.Apply(saved, 0)
+	if err != nil || ch.Track || s.PositionMS != 70_000 || ch.Reindex[cur] != 4 {
 		t.Fatalf("undo of a removal: err %v, change %+v, position %d", err, ch, s.PositionMS)
 	}
 }
@@ -236,11 +237,11 @@ func TestQueueEditsKeepTheStateValid(t *testing.T) {
 	}
 	t.Logf("seed %d (rerun with -edit-seed=%d)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, 1))
-	s := defaultState()
+	s := queue.DefaultState()
 	s.Queue, s.Playing = queueOf(30), true
 	next := 30
 	for step := range 3000 {
-		before, hadCur := s.current()
+		before, hadCur := s.Current()
 		var c Control
 		n := len(s.Queue)
 		pick := func(k int) []int {
@@ -275,27 +276,27 @@ func TestQueueEditsKeepTheStateValid(t *testing.T) {
 				c = Control{Op: OpRepeat, Repeat: []string{"off", "all", "one"}[r.IntN(3)]}
 			}
 		}
-		prev := s.clone()
-		ch, err := s.apply(c, 0)
+		prev := s.Clone()
+		ch, err := s.Apply(c, 0)
 		if err != nil {
 			if !reflect.DeepEqual(prev.Queue, s.Queue) || !reflect.DeepEqual(prev.Order, s.Order) || prev.Index != s.Index {
 				t.Fatalf("seed %d step %d: %+v refused (%v) but changed the queue", seed, step, c, err)
 			}
 			continue
 		}
-		if err := s.validate(); err != nil {
+		if err := s.Validate(); err != nil {
 			t.Fatalf("seed %d step %d: after %+v: %v (index %d, order %v, queue %d)", seed, step, c, err, s.Index, s.Order, len(s.Queue))
 		}
 		if c.Op == OpMove {
-			if cur, _ := s.current(); hadCur && cur.ContentID != before.ContentID {
+			if cur, _ := s.Current(); hadCur && cur.ContentID != before.ContentID {
 				t.Fatalf("seed %d step %d: move %+v changed the current track", seed, step, c)
 			}
-			if ch.track || !slices.Equal(sortedIDs(prev), sortedIDs(s)) {
+			if ch.Track || !slices.Equal(sortedIDs(prev), sortedIDs(s)) {
 				t.Fatalf("seed %d step %d: move %+v changed the tracks or the current one", seed, step, c)
 			}
 		}
-		if ch.reindex != nil && hadCur && !ch.track && !ch.stopped {
-			if j := ch.reindex[prev.Index]; j < 0 || s.Queue[j].ContentID != before.ContentID {
+		if ch.Reindex != nil && hadCur && !ch.Track && !ch.Stopped {
+			if j := ch.Reindex[prev.Index]; j < 0 || s.Queue[j].ContentID != before.ContentID {
 				t.Fatalf("seed %d step %d: %+v: reindex sends the current track to %d", seed, step, c, j)
 			}
 		}

@@ -44,8 +44,8 @@ func (a *actor) ownEcho(ev devicesync.SnapshotReceived) {
 		if err := json.Unmarshal(ev.State, &ps); err != nil {
 			return nil
 		}
-		ps.normalize()
-		if ps.validate() != nil || ps.Resuming || ps.Term != a.e.Claim() {
+		ps.Normalize()
+		if ps.Validate() != nil || ps.Resuming || ps.Term != a.e.Claim() {
 			return nil
 		}
 		if ev.Coordination.Heartbeat < a.echoHB {

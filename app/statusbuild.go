@@ -108,7 +108,7 @@ func (a *actor) buildStatus() Status {
 		s.Listen = addr.String()
 	}
 	s.Queue = a.queueItems(prev.Queue)
-	if e, ok := a.st.current(); ok {
+	if e, ok := a.st.Current(); ok {
 		it := QueueItem{ContentID: e.ContentID, Title: e.Title, Artists: e.Artists, Album: e.Album,
 			DurationMS: e.DurationMS, Path: a.pathOf(e.ContentID)}
 		if prev.Track != nil && sameItem(*prev.Track, it) {

@@ -116,7 +116,7 @@ func (a *actor) streamLost(err error) bool {
 	if a.strm.curSource == SourceLocal || !lostStream(err) {
 		return false
 	}
-	e, ok := a.st.current()
+	e, ok := a.st.Current()
 	if !ok {
 		return false
 	}
@@ -138,7 +138,7 @@ func (a *actor) streamLost(err error) bool {
 			}
 			a.anchor()
 			a.cur = audio.Track{} // gone: play the entry again from the position
-			tx.ch.track = true
+			tx.ch.Track = true
 			return nil
 		})
 		return true
@@ -149,10 +149,10 @@ func (a *actor) streamLost(err error) bool {
 		}
 		a.anchor()
 		a.st.Playing = false
-		tx.ch.stopped, tx.persistPos = true, true
-		text := fmt.Sprintf("%q paused: %s, which has it, went offline, and no other online device has it", e.name(), from)
+		tx.ch.Stopped, tx.persistPos = true, true
+		text := fmt.Sprintf("%q paused: %s, which has it, went offline, and no other online device has it", e.Name(), from)
 		if errors.Is(err, grouplib.ErrStalled) {
-			text = fmt.Sprintf("%q paused: %s stopped sending it", e.name(), from)
+			text = fmt.Sprintf("%q paused: %s stopped sending it", e.Name(), from)
 		}
 		a.shareNotice(tx, text, true)
 		return nil

@@ -142,7 +142,7 @@ func TestControllerShowsOwnersNoticeOnce(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("owner's notice shown %d times, want once: %+v", n, r.app.Status().Notices)
 	}
-	old := ps.clone()
+	old := ps.Clone()
 	old.PositionMS, old.Notice = 1000, nil
 	r.announce(peerB, owner, 1, false, &old)
 	if st := r.app.Status(); st.PositionMS != 5000 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 )
 
 // Errors of the App methods a user can act on. Code tests them with
@@ -18,13 +19,13 @@ import (
 var (
 	ErrOffline      = errors.New("app: the device is offline")
 	ErrNotMember    = errors.New("app: not a device of this group")
-	ErrSeekRange    = errors.New("app: position past the end of the track")
-	ErrQueueIndex   = errors.New("app: no such queue index")
-	ErrQueueEmpty   = errors.New("app: the queue is empty")
+	ErrSeekRange    = queue.ErrSeekRange
+	ErrQueueIndex   = queue.ErrQueueIndex
+	ErrQueueEmpty   = queue.ErrQueueEmpty
 	ErrNotInLibrary = errors.New("app: not in the library")
 	ErrUnreadable   = errors.New("app: the file could not be read")
-	ErrBadArgument  = errors.New("app: invalid argument")
-	ErrQueueChanged = errors.New("app: the queue changed")
+	ErrBadArgument  = queue.ErrBadArgument
+	ErrQueueChanged = queue.ErrQueueChanged
 )
 
 // userError is a sentinel with the sentence a user reads.
@@ -51,6 +52,10 @@ func UserMessage(err error) string {
 	var ue *userError
 	if errors.As(err, &ue) {
 		return ue.text
+	}
+	var qe *queue.Error
+	if errors.As(err, &qe) {
+		return qe.UserText()
 	}
 	switch {
 	case errors.Is(err, engine.ErrConfig):

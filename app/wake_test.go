@@ -90,7 +90,7 @@ func TestControlSentToADeadOwnerReachesTheNewOwner(t *testing.T) {
 
 	// peerC fails over and resumes peerB's state, playing.
 	taken := engine.Claim{Counter: 5, Issuer: peerC, Owner: peerC}
-	cs := ps.clone()
+	cs := ps.Clone()
 	cs.Term, cs.PositionMS = taken, 10_500
 	r.announce(peerC, taken, 1, true, &cs)
 	cmds := r.tr.sentCmds()
@@ -150,7 +150,7 @@ func TestControlDroppedAfterTwoOwnerChangesIsNoticed(t *testing.T) {
 	}
 	for i, to := range []engine.DeviceID{peerC, peerB} {
 		claim := engine.Claim{Counter: uint64(5 + i), Issuer: to, Owner: to}
-		s := ps.clone()
+		s := ps.Clone()
 		s.Term = claim
 		r.announce(to, claim, uint64(10+i), true, &s)
 	}

@@ -1,4 +1,4 @@
-package app
+package queue
 
 // Editing the shared queue: moving entries (drag and drop, Alt+↑/↓),
 // removing several at once, and restoring a queue as it was (undo of a
@@ -19,7 +19,7 @@ const maxEditIndexes = MaxQueue
 // those entries are still there: another device may have changed the
 // queue since this one looked at it, and a stale edit must not move or
 // remove the wrong tracks.
-func (s PlayerState) checkIndexes(idx []int, ids []string) error {
+func (s State) checkIndexes(idx []int, ids []string) error {
 	if len(s.Queue) == 0 {
 		return userErr(ErrQueueEmpty, "the queue is empty")
 	}
@@ -30,7 +30,7 @@ func (s PlayerState) checkIndexes(idx []int, ids []string) error {
 		return userErr(ErrBadArgument, "%d entries given; the queue has %d", len(idx), len(s.Queue))
 	}
 	if len(ids) != 0 && len(ids) != len(idx) {
-		return fmt.Errorf("app: %d content ids for %d queue indexes", len(ids), len(idx))
+		return fmt.Errorf("queue: %d content ids for %d queue indexes", len(ids), len(idx))
 	}
 	seen := make(map[int]bool, len(idx))
 	for k, i := range idx {
@@ -50,7 +50,7 @@ func (s PlayerState) checkIndexes(idx []int, ids []string) error {
 
 // playOrder is the queue's indexes in the order they play: Order while
 // shuffled, the queue's own order otherwise.
-func (s PlayerState) playOrder() []int {
+func (s State) PlayOrder() []int {
 	if s.Shuffle {
 		return slices.Clone(s.Order)
 	}
@@ -67,8 +67,8 @@ func (s PlayerState) playOrder() []int {
 // the current entry keeps playing at its new index; with shuffle the
 // queue keeps its order and the play order changes, so it stays a
 // permutation of the queue. It returns old index -> new index.
-func (s *PlayerState) move(idx []int, to int) []int {
-	order := MovedOrder(s.playOrder(), idx, to)
+func (s *State) move(idx []int, to int) []int {
+	order := MovedOrder(s.PlayOrder(), idx, to)
 	reindex := make([]int, len(s.Queue))
 	if s.Shuffle {
 		s.Order = order
@@ -114,8 +114,8 @@ func MovedOrder(order, idx []int, to int) []int {
 // current (from its start, still playing); when none follows, playback
 // stops on the last entry left. It returns what changed for the output,
 // with old index -> new index (-1: removed).
-func (s *PlayerState) removeMany(idx []int) change {
-	var ch change
+func (s *State) removeMany(idx []int) Change {
+	var ch Change
 	gone := make(map[int]bool, len(idx))
 	for _, i := range idx {
 		gone[i] = true
@@ -134,9 +134,9 @@ func (s *PlayerState) removeMany(idx []int) change {
 	// after it in play order (wrapping round with repeat all) that stays.
 	next, more := -1, false
 	if gone[s.Index] {
-		probe := s.clone()
+		probe := s.Clone()
 		for range len(probe.Queue) {
-			i, ok := probe.after()
+			i, ok := probe.After()
 			if !ok || i == s.Index {
 				break
 			}
@@ -167,19 +167,19 @@ func (s *PlayerState) removeMany(idx []int) change {
 	switch {
 	case len(s.Queue) == 0:
 		s.Index, s.Playing, s.PositionMS, s.Order = 0, false, 0, nil
-		ch.stopped = true
+		ch.Stopped = true
 	case !gone[cur]:
 		s.Index = reindex[cur]
 	case more:
 		s.Index, s.PositionMS = reindex[next], 0
-		ch.track = true
+		ch.Track = true
 	default:
 		// Nothing follows in play order: stop on the last entry left.
-		s.Index = s.at(len(s.Queue) - 1)
+		s.Index = s.At(len(s.Queue) - 1)
 		s.PositionMS, s.Playing = 0, false
-		ch.track = true
+		ch.Track = true
 	}
-	ch.reindex = reindex
+	ch.Reindex = reindex
 	return ch
 }
 
@@ -187,26 +187,26 @@ func (s *PlayerState) removeMany(idx []int) change {
 // order, current entry and position. When the entry playing now is the
 // saved current entry, it plays on undisturbed; otherwise the saved entry
 // is loaded at the saved position, playing or paused as saved.
-func (s *PlayerState) restore(c Control) (change, error) {
-	var ch change
+func (s *State) restore(c Control) (Change, error) {
+	var ch Change
 	switch {
 	case len(c.Entries) == 0:
 		return ch, userErr(ErrBadArgument, "nothing to restore")
 	case len(c.Entries) > MaxQueue:
-		return ch, fmt.Errorf("app: at most %d tracks in the queue", MaxQueue)
+		return ch, fmt.Errorf("queue: at most %d tracks in the queue", MaxQueue)
 	case c.Index < 0 || c.Index >= len(c.Entries):
 		return ch, userErr(ErrQueueIndex, "index %d is out of range (0 to %d)", c.Index, len(c.Entries)-1)
 	case c.PosMS < 0:
 		return ch, userErr(ErrBadArgument, "negative position")
-	case len(c.Order) > 0 && !isPermutation(c.Order, len(c.Entries)):
-		return ch, fmt.Errorf("app: the saved play order does not fit the saved queue")
+	case len(c.Order) > 0 && !IsPermutation(c.Order, len(c.Entries)):
+		return ch, fmt.Errorf("queue: the saved play order does not fit the saved queue")
 	}
 	for _, e := range c.Entries {
-		if !validContentID(e.ContentID) {
-			return ch, fmt.Errorf("app: bad content id %q in the saved queue", e.ContentID)
+		if !ValidContentID(e.ContentID) {
+			return ch, fmt.Errorf("queue: bad content id %q in the saved queue", e.ContentID)
 		}
 	}
-	cur, ok := s.current()
+	cur, ok := s.Current()
 	same := ok && cur.ContentID == c.Entries[c.Index].ContentID
 	reindex := make([]int, len(s.Queue))
 	for i := range reindex {
@@ -223,15 +223,15 @@ func (s *PlayerState) restore(c Control) (change, error) {
 		s.Order = slices.Clone(c.Order)
 	default:
 		s.Seed = mix(s.Seed)
-		s.Order = shuffledOrder(s.Seed, len(s.Queue), s.Index)
+		s.Order = ShuffledOrder(s.Seed, len(s.Queue), s.Index)
 	}
-	ch.reindex = reindex
+	ch.Reindex = reindex
 	if !same {
 		s.PositionMS, s.Playing = c.PosMS, c.On
 		if e := s.Queue[s.Index]; e.DurationMS > 0 {
 			s.PositionMS = min(s.PositionMS, e.DurationMS)
 		}
-		ch.track = true
+		ch.Track = true
 	}
 	return ch, nil
 }

@@ -1,4 +1,4 @@
-package app
+package queue
 
 import (
 	"math/rand/v2"
@@ -6,8 +6,8 @@ import (
 )
 
 // The play order. Without shuffle the queue plays in its own order; with
-// shuffle PlayerState.Order lists the queue's indexes in play order. The
-// order is generated from PlayerState.Seed, so it is reproducible, and it
+// shuffle State.Order lists the queue's indexes in play order. The
+// order is generated from State.Seed, so it is reproducible, and it
 // is carried in the snapshot and persisted in the storage transport (seed
 // and order), so every device and a restart agree on it.
 
@@ -19,10 +19,10 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// shuffledOrder is a permutation of 0..n-1 generated from seed, with first
+// ShuffledOrder is a permutation of 0..n-1 generated from seed, with first
 // (when in range) moved to the front so the current track keeps playing
 // and the rest of the queue follows in shuffled order.
-func shuffledOrder(seed uint64, n, first int) []int {
+func ShuffledOrder(seed uint64, n, first int) []int {
 	r := rand.New(rand.NewPCG(seed, mix(seed)))
 	o := r.Perm(n)
 	if first >= 0 && first < n {
@@ -33,8 +33,8 @@ func shuffledOrder(seed uint64, n, first int) []int {
 	return o
 }
 
-// isPermutation reports whether o holds each of 0..n-1 exactly once.
-func isPermutation(o []int, n int) bool {
+// IsPermutation reports whether o holds each of 0..n-1 exactly once.
+func IsPermutation(o []int, n int) bool {
 	if len(o) != n {
 		return false
 	}
@@ -50,17 +50,17 @@ func isPermutation(o []int, n int) bool {
 
 // reshuffle generates a new order (from the next seed) that starts with
 // the current track; a no-op without shuffle.
-func (s *PlayerState) reshuffle() {
+func (s *State) reshuffle() {
 	if !s.Shuffle {
 		s.Order = nil
 		return
 	}
 	s.Seed = mix(s.Seed)
-	s.Order = shuffledOrder(s.Seed, len(s.Queue), s.Index)
+	s.Order = ShuffledOrder(s.Seed, len(s.Queue), s.Index)
 }
 
 // orderPos is the position of the current track in the play order.
-func (s PlayerState) orderPos() int {
+func (s State) OrderPos() int {
 	if !s.Shuffle {
 		return s.Index
 	}
@@ -68,7 +68,7 @@ func (s PlayerState) orderPos() int {
 }
 
 // at is the queue index at position pos of the play order.
-func (s PlayerState) at(pos int) int {
+func (s State) At(pos int) int {
 	if !s.Shuffle {
 		return pos
 	}
@@ -78,7 +78,7 @@ func (s PlayerState) at(pos int) int {
 // following is the queue index that plays after the current track ends:
 // the same track with repeat one, the next in play order, the first again
 // with repeat all; false when the queue plays out.
-func (s PlayerState) following() (int, bool) {
+func (s State) Following() (int, bool) {
 	n := len(s.Queue)
 	if n == 0 || s.Index < 0 || s.Index >= n {
 		return 0, false
@@ -86,42 +86,42 @@ func (s PlayerState) following() (int, bool) {
 	if s.Repeat == "one" {
 		return s.Index, true
 	}
-	return s.after()
+	return s.After()
 }
 
 // after is the queue index after the current track in play order (what
 // Next plays), wrapping around with repeat all.
-func (s PlayerState) after() (int, bool) {
+func (s State) After() (int, bool) {
 	n := len(s.Queue)
 	if n == 0 {
 		return 0, false
 	}
-	if p := s.orderPos(); p+1 < n {
-		return s.at(p + 1), true
+	if p := s.OrderPos(); p+1 < n {
+		return s.At(p + 1), true
 	}
 	if s.Repeat == "all" {
 		if s.Shuffle {
 			_, o := s.cycleOrder()
 			return o[0], true
 		}
-		return s.at(0), true
+		return s.At(0), true
 	}
 	return 0, false
 }
 
 // wraps reports whether the track after the current one starts a new
 // cycle of a shuffled queue on repeat all.
-func (s PlayerState) wraps() bool {
-	return s.Shuffle && s.Repeat == "all" && len(s.Queue) > 0 && s.orderPos()+1 >= len(s.Queue)
+func (s State) wraps() bool {
+	return s.Shuffle && s.Repeat == "all" && len(s.Queue) > 0 && s.OrderPos()+1 >= len(s.Queue)
 }
 
 // cycleOrder is the seed and order of the next cycle of a shuffled queue
 // on repeat all: a new shuffle each time round, from the next seed, so
 // every device that follows the snapshot (and after computes) agrees. It
 // does not start with the track that just played, if it can.
-func (s PlayerState) cycleOrder() (uint64, []int) {
+func (s State) cycleOrder() (uint64, []int) {
 	seed := mix(s.Seed)
-	o := shuffledOrder(seed, len(s.Queue), -1)
+	o := ShuffledOrder(seed, len(s.Queue), -1)
 	if len(o) > 1 && o[0] == s.Index {
 		o[0], o[1] = o[1], o[0]
 	}
@@ -130,7 +130,7 @@ func (s PlayerState) cycleOrder() (uint64, []int) {
 
 // moveTo makes queue index i, which after returned, the current track,
 // starting the next cycle's order when it wrapped around.
-func (s *PlayerState) moveTo(i int) {
+func (s *State) MoveTo(i int) {
 	if s.wraps() {
 		s.Seed, s.Order = s.cycleOrder()
 	}
@@ -138,9 +138,9 @@ func (s *PlayerState) moveTo(i int) {
 }
 
 // before is the queue index before the current track in play order.
-func (s PlayerState) before() (int, bool) {
-	if p := s.orderPos(); p > 0 && p < len(s.Queue) {
-		return s.at(p - 1), true
+func (s State) Before() (int, bool) {
+	if p := s.OrderPos(); p > 0 && p < len(s.Queue) {
+		return s.At(p - 1), true
 	}
 	return 0, false
 }
@@ -149,7 +149,7 @@ func (s PlayerState) before() (int, bool) {
 // queue at index at. Inserted as "play next" they follow the current
 // track; appended ones are spread at random over the part of the order not
 // yet played.
-func (s *PlayerState) orderInsert(at, k int, next bool) {
+func (s *State) orderInsert(at, k int, next bool) {
 	if !s.Shuffle {
 		return
 	}
@@ -159,7 +159,7 @@ func (s *PlayerState) orderInsert(at, k int, next bool) {
 		}
 	}
 	if len(s.Order) == 0 {
-		s.Order = shuffledOrder(mix(s.Seed), k, s.Index)
+		s.Order = ShuffledOrder(mix(s.Seed), k, s.Index)
 		return
 	}
 	pos := slices.Index(s.Order, s.Index)
@@ -175,7 +175,7 @@ func (s *PlayerState) orderInsert(at, k int, next bool) {
 	r := rand.New(rand.NewPCG(s.Seed, uint64(len(s.Order))))
 	for i := range k {
 		// Anywhere among the tracks not played yet, but never before
-		// the one up next: appending does not change what plays next
+		// the one up next: appending does not Change what plays next
 		// (a "play next" track stays next).
 		lo := pos + 1
 		if lo < len(s.Order) {
