@@ -37,13 +37,10 @@ type actor struct {
 	passive bool
 	rg      replayGain // this device's ReplayGain mode (replaygain.go)
 
-	st   PlayerState   // the shared state as this device knows it
-	stAt time.Duration // when st.PositionMS was true
-	// heardAt is when st was last confirmed by its source: the owner's
-	// latest snapshot, or the stored state at launch. A takeover without
-	// a handoff extrapolates the position only up to then, never across
-	// the silence of an owner that stopped reporting.
-	heardAt time.Duration
+	st PlayerState // the shared state as this device knows it
+	// pos is where st.PositionMS stands in time: when it was true and
+	// when its source last confirmed it (queue.Position).
+	pos queue.Position
 	// aliveAt is when the owner was last heard at all, heardFrom: also
 	// by a snapshot whose state is not news (a restarted owner that is
 	// resuming), which says it lives but confirms no position.
@@ -52,7 +49,6 @@ type actor struct {
 	heardHB   uint64                   // its heartbeat id then: older snapshots are stale
 	boxes     map[engine.DeviceID]bool // the devices whose snapshots say they have no window
 	shownFrom string                   // the last shared notice shown: owner, id and text
-	floor     posFloor                 // least position shown on the current track (liveness.go)
 
 	answered bool // the intent being handled published and replied (answer)
 
@@ -241,7 +237,8 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	}
 	a.st = stateFromDurable(q)
 	a.persisted = durable(a.st)
-	a.stAt, a.persistedAt, a.heardAt = a.clock.Now(), a.clock.Now(), a.clock.Now()
+	a.pos.Reset(a.clock.Now())
+	a.persistedAt = a.clock.Now()
 	a.holdResume()
 	if a.folders, err = a.store.LibraryFolders(); err != nil {
 		return nil, err
@@ -363,8 +360,8 @@ type send struct {
 // commit fails, the engine and the state are restored and nothing is
 // executed or sent.
 func (a *actor) run(f func(tx *txn) error) error {
-	prevE, prevSt, prevStAt := a.e.Clone(), a.st.Clone(), a.stAt
-	restore := func() { a.e, a.st, a.stAt = prevE, prevSt, prevStAt }
+	prevE, prevSt, prevPos := a.e.Clone(), a.st.Clone(), a.pos
+	restore := func() { a.e, a.st, a.pos = prevE, prevSt, prevPos }
 	tx := &txn{ownerLive: a.e.Owner() != a.self && a.e.OwnerLive()}
 	if err := f(tx); err != nil {
 		restore()
@@ -439,36 +436,44 @@ func sameItems(x, y []storage.QueueItem) bool {
 }
 
 // posNow is the position of the current track now: measured at the output
-// while it renders it, else extrapolated from the last known state.
-func (a *actor) posNow() int64 {
+// while it renders it, else extrapolated from the last known state
+// (queue.Position).
+func (a *actor) posNow() int64 { return a.pos.Now(a.st, a.posInputs()) }
+
+// posInputs are the position rules' inputs now.
+func (a *actor) posInputs() queue.Inputs {
+	in := queue.Inputs{Now: a.clock.Now(), Heartbeat: a.opts.HeartbeatEvery}
+	switch o := a.e.Owner(); {
+	case o == "":
+		in.Owner = queue.OwnerNone
+	case o == a.self:
+		in.Owner = queue.OwnerSelf
+	case a.ownerGone():
+		in.Owner = queue.OwnerGone
+	default:
+		in.Owner = queue.OwnerLive
+	}
+	// The output's report counts once the effect of the last change
+	// reached it (outBehind): before, it is of the old place.
 	if a.rendering && !a.outBehind && a.out != nil && a.cur.Seq != 0 {
-		r := a.out.Report()
-		if r.Track == a.cur {
-			return r.Pos.Milliseconds()
+		if r := a.out.Report(); r.Track == a.cur {
+			in.Measured, in.MeasuredMS = true, r.Pos.Milliseconds()
 		}
 	}
-	return a.floored(a.st.Extrapolate(a.extrapolateUntil() - a.stAt))
+	return in
 }
 
 // anchor makes st.PositionMS the position now.
-func (a *actor) anchor() {
-	a.st.PositionMS = a.posNow()
-	a.stAt = a.clock.Now()
-}
+func (a *actor) anchor() { a.pos.Anchor(&a.st, a.posInputs()) }
 
 // anchorHeard is anchor for taking over from an owner that is not known
-// live (failover, a restart, picking this device after the owner went
-// quiet): the position is extrapolated only up to when the owner was last
-// heard, so no music is skipped for the time it was silent. A handoff's
-// state is exact: it was anchored when it arrived.
+// live (queue.Position.AnchorHeard), measured while this device renders.
 func (a *actor) anchorHeard() {
 	if a.rendering {
 		a.anchor()
 		return
 	}
-	now := a.clock.Now()
-	a.st.PositionMS = a.st.Extrapolate(min(now, a.heardAt) - a.stAt)
-	a.stAt = now
+	a.pos.AnchorHeard(&a.st, a.clock.Now())
 }
 
 // heartbeat feeds the output's real report to the engine.

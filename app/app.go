@@ -19,6 +19,7 @@ import (
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/queue"
 	"github.com/furudesk/furudesk/storage"
 )
 
@@ -369,9 +370,7 @@ func (a *App) entryByID(id string) (Entry, error) {
 	return Entry{ContentID: id}, nil
 }
 
-func validContentID(id string) bool {
-	return strings.HasPrefix(id, library.ContentIDPrefix) && len(id) <= storage.MaxContentIDBytes
-}
+func validContentID(id string) bool { return queue.ValidContentID(id) }
 
 // ResolveEntry is Resolve returning the queue entry: for a file, the
 // metadata of that file (two files with the same audio share a content id

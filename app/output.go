@@ -197,7 +197,8 @@ func (a *actor) skipMissing(tx *txn) {
 		probe.MoveTo(i)
 		if a.canPlay(probe.Queue[i].ContentID) {
 			a.st.Index, a.st.Seed, a.st.Order = i, probe.Seed, slices.Clone(probe.Order)
-			a.st.PositionMS, a.stAt = 0, a.clock.Now()
+			a.st.PositionMS = 0
+			a.pos.Moved(a.clock.Now())
 			tx.ch.Track = true
 			a.shareNotice(tx, fmt.Sprintf("%s has no file for %q and no online device has it: skipped to %q",
 				a.deviceName(a.self), e.Name(), probe.Queue[i].Name()), false)
@@ -206,7 +207,8 @@ func (a *actor) skipMissing(tx *txn) {
 	}
 	// PositionMS is current here: anchored by the takeover, or set by the
 	// control or the track change that led here.
-	a.st.Playing, a.stAt = false, a.clock.Now()
+	a.st.Playing = false
+	a.pos.Moved(a.clock.Now())
 	tx.ch.Stopped, tx.persistPos = true, true
 	a.shareNotice(tx, fmt.Sprintf("%s has no file for %q or the tracks after it, and no online device has them: paused",
 		a.deviceName(a.self), e.Name()), true)
@@ -334,7 +336,8 @@ func (a *actor) nextStarted(ev audio.Started) {
 				a.st.Index = a.curIdx
 			}
 		}
-		a.st.PositionMS, a.stAt = ev.At.Milliseconds(), a.clock.Now()
+		a.st.PositionMS = ev.At.Milliseconds()
+		a.pos.Moved(a.clock.Now())
 		a.st.Playing = true
 		tx.publish, tx.persistPos = true, true
 		return nil
@@ -353,7 +356,7 @@ func (a *actor) trackEnded(ended int) {
 		}
 		a.cur = audio.Track{}
 		more := a.st.Advance()
-		a.stAt = a.clock.Now()
+		a.pos.Moved(a.clock.Now())
 		tx.publish, tx.persistPos = true, true
 		if more {
 			tx.ch.Track = true

@@ -86,12 +86,12 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ps.Resuming {
 			// A restarted owner still learning its own newest state:
 			// heard, but its state is not news.
-			// It lives (aliveAt) but confirms no position: heardAt stays,
+			// It lives (aliveAt) but confirms no position: HeardAt stays,
 			// so its restart is not extrapolated as time played.
 			a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 			return nil
 		}
-		a.heardAt, a.aliveAt, a.heardFrom, a.heardHB = heard, heard, ev.From, hb
+		a.pos.HeardAt, a.aliveAt, a.heardFrom, a.heardHB = heard, heard, ev.From, hb
 		a.heardCount++
 		if ps.Closing {
 			a.closingFrom = ev.From
@@ -111,8 +111,7 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if a.holdView(ps, ev.From) {
 			return nil // does not reflect our controls yet: keep our view
 		}
-		a.keepFloor(ps, heard, shown)
-		a.st, a.stAt = ps, heard
+		a.pos.Adopt(&a.st, ps, heard, shown, a.posInputs())
 		return nil
 	})
 }
@@ -231,7 +230,8 @@ func (a *actor) groupChanged(ev devicesync.GroupChanged) {
 		a.pending = a.pending[:0]
 		if revoked {
 			vol := a.st.Volume
-			a.st, a.stAt = queue.DefaultState(), a.clock.Now()
+			a.st = queue.DefaultState()
+			a.pos.Reset(a.clock.Now())
 			a.st.Volume = vol
 			a.heardFrom, a.heardHB, a.closingFrom = "", 0, ""
 		}

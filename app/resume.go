@@ -54,7 +54,8 @@ func (a *actor) ownEcho(ev devicesync.SnapshotReceived) {
 		a.echoHB = ev.Coordination.Heartbeat
 		heard := a.clock.Now() - max(ev.Age, 0)
 		ps.Acks, ps.Closing, ps.Notice = a.st.Acks, false, nil
-		a.st, a.stAt, a.heardAt = ps, heard, heard
+		a.st = ps
+		a.pos.Reset(heard)
 		tx.persistPos = true
 		a.log.Info("resuming the state this device published before it restarted", "position_ms", ps.PositionMS)
 		return nil
