@@ -88,8 +88,7 @@ type actor struct {
 	ticked    bool
 	resumedAt time.Duration // when this device last woke from a pause
 
-	pending     []pendingCtl  // our controls the owner has not acknowledged (pending.go)
-	pendingAt   time.Duration // when the latest was sent
+	pending     queue.Pending // our controls the owner has not acknowledged (pending.go)
 	retargeting bool
 
 	notices  []Notice

@@ -33,7 +33,7 @@ const (
 	DefaultPersistEvery = 10 * time.Second
 	// PendingHold is how long a controller ignores owner snapshots that do
 	// not yet reflect its latest command, so the UI does not jump back.
-	PendingHold = 12 * time.Second
+	PendingHold = queue.PendingHold
 	// CallTimeout bounds every App method's wait for the actor.
 	CallTimeout = 10 * time.Second
 	// MaxNotices is how many recent notices Status keeps.

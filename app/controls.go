@@ -54,7 +54,7 @@ func (a *actor) control(c Control) error {
 		if err != nil {
 			return err
 		}
-		a.remember(c, stamp)
+		a.pending.Remember(c, stamp, a.clock.Now(), false)
 		tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
 		return nil
 	})

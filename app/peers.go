@@ -227,7 +227,7 @@ func (a *actor) groupChanged(ev devicesync.GroupChanged) {
 			return err
 		}
 		a.e, a.group = e, ev.Group
-		a.pending = a.pending[:0]
+		a.pending.Clear()
 		if revoked {
 			vol := a.st.Volume
 			a.st = queue.DefaultState()

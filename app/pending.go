@@ -7,100 +7,33 @@ import (
 	"github.com/furudesk/furudesk/engine"
 )
 
-// pendingCtl is a control this device sent to the owner that the owner's
-// snapshots do not acknowledge yet. The controller shows its effect at
-// once (optimistic); the owner's snapshot confirms it (its Acks) or, when
-// the owner changed before it was applied, it is sent once more to the new
-// owner.
-type pendingCtl struct {
-	c      Control
-	stamp  engine.CommandStamp
-	resent bool
-}
-
-// maxPending bounds the controls remembered for re-sending; older ones are
-// forgotten (their optimistic effect stays until the owner's snapshot).
-const maxPending = 32
-
-// remember records a control sent to the owner with stamp.
-func (a *actor) remember(c Control, stamp engine.CommandStamp) {
-	if len(a.pending) == maxPending {
-		a.pending = a.pending[1:]
-	}
-	a.pending = append(a.pending, pendingCtl{c: c, stamp: stamp})
-	a.pendingAt = a.clock.Now()
-}
+// The controls this device sent to the owner that it has not
+// acknowledged yet are a queue.Pending (the rules C1 to C4 of
+// queue/doc.go); here are the notices and the sending.
 
 // holdView decides whether a snapshot ps of the owner is shown or whether
 // this device keeps its own view, which shows controls the owner has not
-// applied yet. It keeps its view while the owner's snapshots, in the term
-// the controls were stamped for, do not acknowledge them, for at most
-// PendingHold; a snapshot of another term cannot contain them, so the view
-// is withdrawn at once (they are sent again to that owner, see
-// retargetPending). Controls not applied within PendingHold are dropped
-// with a notice.
+// applied yet (queue.Pending.Hold). Controls not applied within
+// PendingHold are dropped with a notice.
 func (a *actor) holdView(ps PlayerState, from engine.DeviceID) bool {
-	if len(a.pending) == 0 {
-		return false
+	keep, dropped := a.pending.Hold(ps, a.self, a.clock.Now())
+	if len(dropped) > 0 {
+		a.notice("error", fmt.Sprintf("%s did not apply %s", a.deviceName(from), describeControls(dropped)))
 	}
-	last := a.pending[len(a.pending)-1]
-	if ps.Term != last.stamp.Claim {
-		return false
-	}
-	ack := ps.Acks[a.self]
-	if ack >= last.stamp.Sequence {
-		a.pending = a.pending[:0]
-		return false
-	}
-	if a.clock.Now()-a.pendingAt < PendingHold {
-		return true
-	}
-	a.notice("error", fmt.Sprintf("%s did not apply %s", a.deviceName(from), describeControls(a.unacked(ack))))
-	a.pending = a.pending[:0]
-	return false
-}
-
-// unacked returns the pending controls above ack.
-func (a *actor) unacked(ack uint64) []Control {
-	var out []Control
-	for _, p := range a.pending {
-		if p.stamp.Sequence > ack {
-			out = append(out, p.c)
-		}
-	}
-	return out
+	return keep
 }
 
 // retargetPending runs after every transition. When the output moved to
 // another device before the owner applied our controls, it sends them once
 // more, with new stamps, to the new owner and shows their effect again;
 // controls that already followed one owner change are dropped with a
-// notice. When this device took over, its own view (which shows them) is
-// what it resumed, so they are done.
+// notice (queue.Pending.Retarget).
 func (a *actor) retargetPending() {
-	if len(a.pending) == 0 || a.retargeting {
+	if a.pending.Len() == 0 || a.retargeting {
 		return
 	}
 	owner := a.e.Owner()
-	if owner == a.pending[len(a.pending)-1].stamp.Claim.Owner && a.e.Claim() == a.pending[len(a.pending)-1].stamp.Claim {
-		return
-	}
-	switch {
-	case owner == "":
-		return
-	case owner == a.self:
-		a.pending = a.pending[:0]
-		return
-	}
-	var again, dropped []Control
-	for _, p := range a.pending {
-		if p.resent {
-			dropped = append(dropped, p.c)
-		} else {
-			again = append(again, p.c)
-		}
-	}
-	a.pending = a.pending[:0]
+	again, dropped := a.pending.Retarget(owner, a.self, a.e.Claim())
 	if len(dropped) > 0 {
 		a.notice("error", fmt.Sprintf("%s did not reach a playing device and was dropped", describeControls(dropped)))
 	}
@@ -122,8 +55,7 @@ func (a *actor) retargetPending() {
 			a.anchor()
 			_, _ = a.st.Apply(c, a.st.PositionMS) // shown again until the new owner confirms
 			tx.sends = append(tx.sends, send{to: owner, stamp: stamp, body: body})
-			a.remember(c, stamp)
-			a.pending[len(a.pending)-1].resent = true
+			a.pending.Remember(c, stamp, a.clock.Now(), true)
 		}
 		return nil
 	})
