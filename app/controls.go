@@ -96,7 +96,9 @@ func (a *actor) transfer(to engine.DeviceID) error {
 		}
 		st := a.st.Clone()
 		st.Acks = nil
-		body, err := json.Marshal(Control{Op: OpHandoff, State: &st})
+		// Exact: this device's output played st (rule P6 of queue).
+		exact := a.rendering && a.cur.Seq != 0
+		body, err := json.Marshal(Control{Op: OpHandoff, State: &st, Exact: exact})
 		if err != nil {
 			return err
 		}

@@ -50,7 +50,7 @@ func (a *actor) plan(tx *txn) func() {
 	if wantTrack && a.st.Playing {
 		a.skipMissing(tx)
 	}
-	if ch.Track || ch.Seek {
+	if ch.Track || ch.Seek || ch.Stopped {
 		a.outBehind = true // until the effect: the commit and the snapshot say st
 	}
 	if a.out == nil {

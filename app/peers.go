@@ -66,7 +66,10 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 			return nil // rejected: dropped and counted by the engine
 		}
 		a.noteBox(ev)
-		if ev.From != a.e.Owner() || a.e.MayRender() {
+		// Only the owner's state, published while it owned the output
+		// (queue rule S1): a device that just became the owner may send
+		// what it knew before.
+		if ev.From != a.e.Owner() || a.e.MayRender() || ev.Coordination.Claim.Owner != ev.From {
 			return nil
 		}
 		var ps PlayerState
@@ -91,7 +94,10 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 			a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 			return nil
 		}
-		a.pos.HeardAt, a.aliveAt, a.heardFrom, a.heardHB = heard, heard, ev.From, hb
+		// The position is confirmed only when the state is adopted
+		// (queue.Position.Adopt): a snapshot that does not reflect our
+		// controls yet says the owner lives, not where our view is.
+		a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
 		if ps.Closing {
 			a.closingFrom = ev.From
@@ -130,10 +136,11 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 		}
 		a.anchor()
 		if c.Op == OpHandoff && c.State != nil {
-			// Already playing that track close to that position (we
-			// learned the claim from an announcement first): no restart.
+			// Already playing that track (we learned the claim from an
+			// announcement first, or owned the output already): no
+			// restart (queue.KeepPlaying).
 			if e, ok := c.State.Current(); ok && a.curCID == e.ContentID && a.curIdx == c.State.Index &&
-				abs(a.posNow()-c.State.PositionMS) < 1500 && a.cur.Seq != 0 {
+				a.cur.Seq != 0 && queue.KeepPlaying(c, a.posNow()) {
 				c.State.PositionMS = a.posNow()
 				ch, err := a.st.Apply(c, a.st.PositionMS)
 				if err == nil {

@@ -34,6 +34,12 @@ type Inputs struct {
 	MeasuredMS int64
 }
 
+// HandoffSlack is how far from a handoff's position a target that already
+// plays its track (it learned the claim from an announcement first) may
+// be and go on without starting again (rule P6): a transfer starts within
+// it of where the source stopped.
+const HandoffSlack = 250 * time.Millisecond
+
 // MaxLead is how far a controller's view may run ahead of the owner's
 // reported position and still be kept: what it extrapolates without
 // hearing the owner (two heartbeats) and the little the owner's output
@@ -58,6 +64,7 @@ type Position struct {
 type floor struct {
 	index int
 	cid   string
+	jumps uint64
 	ms    int64
 }
 
@@ -71,7 +78,10 @@ func (p *Position) Reset(now time.Duration) {
 func (p *Position) until(in Inputs) time.Duration {
 	switch in.Owner {
 	case OwnerLive:
-		return min(in.Now, max(p.HeardAt, p.At)+2*in.Heartbeat)
+		// Two heartbeats past what the owner confirmed: a control of
+		// this device (At) confirms nothing, so a view of controls the
+		// owner applies late does not run on.
+		return min(in.Now, max(p.At, p.HeardAt+2*in.Heartbeat))
 	case OwnerGone:
 		return min(in.Now, p.HeardAt)
 	}
@@ -122,20 +132,36 @@ func (p *Position) Adopt(cur *State, next State, heard time.Duration, shown int6
 	same := ok && ok2 && cur.Playing && next.Playing && c.ContentID == n.ContentID &&
 		cur.Index == next.Index && cur.Jumps == next.Jumps
 	if at := next.Extrapolate(in.Now - heard); same && shown > at && shown-at <= MaxLead(in.Heartbeat).Milliseconds() {
-		p.floor = floor{index: next.Index, cid: n.ContentID, ms: shown}
+		p.floor = floor{index: next.Index, cid: n.ContentID, jumps: next.Jumps, ms: shown}
 	}
 	*cur = next
 	p.At, p.HeardAt = heard, heard
 }
 
 // floored applies the floor to ms, the extrapolated position of s's
-// current entry: only a controller's view lags an owner.
+// current entry: only a controller's view lags an owner, and a jump (a
+// seek, a track change, also one this device made) ends the floor.
 func (p *Position) floored(s State, in Inputs, ms int64) int64 {
 	if p.floor.cid == "" || !s.Playing || !in.Owner.controller() {
 		return ms
 	}
-	if e, ok := s.Current(); !ok || s.Index != p.floor.index || e.ContentID != p.floor.cid {
+	if e, ok := s.Current(); !ok || s.Index != p.floor.index || e.ContentID != p.floor.cid || s.Jumps != p.floor.jumps {
 		return ms
 	}
 	return max(ms, p.floor.ms)
+}
+
+// KeepPlaying reports whether the target of handoff c, which renders the
+// handoff's current entry already and is at ms on it, goes on from there
+// rather than starting again at the handoff's position (rule P6): the
+// handoff's position is not exact (a controller's view, a restarted
+// owner's saved state: the target's output knows better), or the target
+// is within HandoffSlack of it (it learned the claim from the
+// announcement first and took over a moment before).
+func KeepPlaying(c Control, ms int64) bool {
+	if c.State == nil || !c.Exact {
+		return true
+	}
+	d := ms - c.State.PositionMS
+	return max(d, -d) <= HandoffSlack.Milliseconds()
 }

@@ -161,6 +161,10 @@ type Control struct {
 	Repeat  string  `json:"repeat,omitempty"`
 	Seed    uint64  `json:"seed,omitempty"`  // shuffle on: the seed of the new order
 	State   *State  `json:"state,omitempty"` // handoff: the transport to resume
+	// Exact is set on a handoff whose source's output played State at
+	// its position when it handed off (not a controller's view, not a
+	// restarted owner's saved state): the target starts there (rule P6).
+	Exact bool `json:"exact,omitempty"`
 	// Indexes are the queue entries a move or a removal acts on, and IDs
 	// their content ids (optional): the owner refuses the edit when the
 	// entries are not those any more (ErrQueueChanged).
@@ -214,8 +218,13 @@ type Change struct {
 // position, used when pausing. A Change of track or position counts as a
 // jump (Jumps).
 func (s *State) Apply(c Control, pos int64) (Change, error) {
+	before := s.PositionMS
 	ch, err := s.applyOp(c, pos)
-	if err == nil && (ch.Seek || ch.Track) {
+	// A pause keeps the position where the music is; any other control
+	// that moves it (Next at the end of the queue rewinds to the start of
+	// the last track) is a jump too.
+	moved := s.PositionMS != before && c.Op != OpPause && c.Op != OpToggle
+	if err == nil && (ch.Seek || ch.Track || moved) {
 		s.Jumps++
 	}
 	return ch, err
@@ -361,9 +370,12 @@ func (s *State) applyOp(c Control, pos int64) (Change, error) {
 		if err := st.Validate(); err != nil {
 			return ch, err
 		}
-		acks, term := s.Acks, s.Term
+		// Jumps only grows on a device: a handoff's state from another
+		// history must not repeat a count controllers saw already.
+		acks, term, jumps := s.Acks, s.Term, s.Jumps
 		*s = st
 		s.Acks, s.Term, s.Notice, s.Closing = acks, term, nil, false
+		s.Jumps = max(s.Jumps, jumps)
 		ch.Track = true
 	default:
 		return ch, fmt.Errorf("queue: unknown control %q", c.Op)

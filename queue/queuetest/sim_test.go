@@ -1,0 +1,116 @@
+package queuetest
+
+import (
+	"flag"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var (
+	flagSeed   = flag.Uint64("seed", 0, "run only this seed (0: run -seeds seeds)")
+	flagSeeds  = flag.Int("seeds", 0, "number of seeds to run (0: 300, 30 with -short)")
+	flagBase   = flag.Uint64("seedbase", 1, "first seed of a -seeds run")
+	flagEvents = flag.Int("events", 0, "fault-phase events per seed (0: 60)")
+	flagDevs   = flag.Int("devices", 0, "devices per seed (0: 2-4 from the seed)")
+	flagTrace  = flag.Bool("simtrace", false, "print the last events of a failing -seed")
+)
+
+func replay(seed uint64) string {
+	cmd := fmt.Sprintf("go test ./queue/queuetest -run 'TestSim$' -seed=%d", seed)
+	if *flagEvents != 0 {
+		cmd += fmt.Sprintf(" -events=%d", *flagEvents)
+	}
+	if *flagDevs != 0 {
+		cmd += fmt.Sprintf(" -devices=%d", *flagDevs)
+	}
+	return cmd + " -simtrace -v"
+}
+
+// TestSim runs the simulator over many seeds in parallel. A failure
+// prints the seed and the command that replays it.
+func TestSim(t *testing.T) {
+	opt := Options{Events: *flagEvents, Devices: *flagDevs}
+	if *flagSeed != 0 {
+		if *flagTrace {
+			opt.Trace = func(s string) { t.Log(s) }
+		}
+		res, err := Run(*flagSeed, opt)
+		if err != nil {
+			t.Fatalf("%v\nreplay: %s", err, replay(*flagSeed))
+		}
+		t.Logf("seed %d: %+v", *flagSeed, res)
+		return
+	}
+	n := *flagSeeds
+	if n == 0 {
+		n = 300
+		if testing.Short() {
+			n = 30
+		}
+	}
+	var (
+		next     atomic.Uint64
+		failures atomic.Int64
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		total    Result
+	)
+	next.Store(*flagBase)
+	last := *flagBase + uint64(n)
+	start := time.Now()
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				seed := next.Add(1) - 1
+				if seed >= last || failures.Load() >= 5 {
+					return
+				}
+				res, err := Run(seed, opt)
+				mu.Lock()
+				total.Steps += res.Steps
+				total.Controls += res.Controls
+				total.Transfers += res.Transfers
+				total.Kills += res.Kills
+				total.Freezes += res.Freezes
+				total.Acked += res.Acked
+				total.Dropped += res.Dropped
+				mu.Unlock()
+				if err != nil {
+					failures.Add(1)
+					t.Errorf("%v\nreplay: %s", err, replay(seed))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	t.Logf("%d seeds in %s: %+v", n, time.Since(start).Round(time.Millisecond), total)
+}
+
+// TestSimNeedsEveryRule leaves each rule out in turn: some seed of the
+// first 300 must fail without it, or the simulator does not check it.
+func TestSimNeedsEveryRule(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		rules RuleSet
+	}{
+		{"P1 output behind", RuleSet{NoOutputBehind: true}},
+		{"C3 retarget", RuleSet{NoRetarget: true}},
+		{"S1 owner's claim", RuleSet{NoOwnerClaim: true}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 300; seed++ {
+				if _, err := Run(seed, Options{Rules: c.rules}); err != nil {
+					t.Logf("seed %d fails without the rule: %v", seed, err)
+					return
+				}
+			}
+			t.Errorf("no seed of 300 fails without %s", c.name)
+		})
+	}
+}
