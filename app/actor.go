@@ -236,7 +236,7 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	}
 	a.st = stateFromDurable(q)
 	a.persisted = durable(a.st)
-	a.pos.Reset(a.clock.Now())
+	a.pos.Load(a.clock.Now())
 	a.persistedAt = a.clock.Now()
 	a.holdResume()
 	if a.folders, err = a.store.LibraryFolders(); err != nil {

@@ -36,11 +36,9 @@ func (a *actor) plan(tx *txn) func() {
 		}
 	}
 	if takeover {
-		if tx.ownerLive {
-			a.anchor()
-		} else {
-			a.anchorHeard()
-		}
+		// The output does not render st yet (takeover): where the old
+		// owner was, as this device last knew it (queue rule P5).
+		a.pos.TakeOver(&a.st, a.clock.Now(), a.opts.HeartbeatEvery, tx.ownerLive)
 		a.st.Term = a.e.Claim()
 		clear(a.st.Acks)
 		tx.publish = true

@@ -57,6 +57,8 @@ type Position struct {
 	// owner's latest snapshot with news, or the stored state at launch.
 	HeardAt time.Duration
 	floor   floor
+	// loaded is set from Load until a source confirms the state.
+	loaded bool
 }
 
 // floor is the least position a controller shows on one track: what it
@@ -68,14 +70,25 @@ type floor struct {
 	ms    int64
 }
 
-// Reset anchors a state just loaded or replaced at now, confirmed then.
+// Reset anchors a state just replaced at now, confirmed then (an
+// owner's state handed back, a new group's empty state).
 func (p *Position) Reset(now time.Duration) {
 	*p = Position{At: now, HeardAt: now}
+}
+
+// Load anchors a state read from storage at launch (rule P7): nothing
+// says how long it played since it was saved, so it is not extrapolated
+// until a source confirms it (Adopt, Reset, a takeover, a control here).
+func (p *Position) Load(now time.Duration) {
+	*p = Position{At: now, HeardAt: now, loaded: true}
 }
 
 // until is how far a position this device did not measure may be
 // extrapolated (rule P2).
 func (p *Position) until(in Inputs) time.Duration {
+	if p.loaded {
+		return p.At
+	}
 	switch in.Owner {
 	case OwnerLive:
 		// Two heartbeats past what the owner confirmed: a control of
@@ -110,13 +123,29 @@ func (p *Position) Anchor(s *State, in Inputs) {
 func (p *Position) AnchorHeard(s *State, now time.Duration) {
 	s.PositionMS = s.Extrapolate(min(now, p.HeardAt) - p.At)
 	p.At = now
-	p.floor = floor{}
+	p.floor, p.loaded = floor{}, false
+}
+
+// TakeOver anchors s when this device takes the output over and its
+// output does not render s yet (rule P5). From an owner that was live
+// (a handoff, the claim's announcement come first) s is extrapolated as a
+// controller shows it, at most two heartbeats past what the owner
+// confirmed; from one not known live only up to when it was last heard
+// (AnchorHeard). Either way no time the old owner did not play is
+// skipped.
+func (p *Position) TakeOver(s *State, now, heartbeat time.Duration, ownerLive bool) {
+	if !ownerLive {
+		p.AnchorHeard(s, now)
+		return
+	}
+	p.Anchor(s, Inputs{Now: now, Owner: OwnerLive, Heartbeat: heartbeat})
+	p.floor, p.loaded = floor{}, false
 }
 
 // Moved anchors s after the caller set s.PositionMS itself (a control, a
 // track change, a handoff's state) at now.
 func (p *Position) Moved(now time.Duration) {
-	p.At = now
+	p.At, p.loaded = now, false
 }
 
 // Adopt replaces *cur, shown at shown (Now before the call), by the
@@ -135,7 +164,7 @@ func (p *Position) Adopt(cur *State, next State, heard time.Duration, shown int6
 		p.floor = floor{index: next.Index, cid: n.ContentID, jumps: next.Jumps, ms: shown}
 	}
 	*cur = next
-	p.At, p.HeardAt = heard, heard
+	p.At, p.HeardAt, p.loaded = heard, heard, false
 }
 
 // floored applies the floor to ms, the extrapolated position of s's

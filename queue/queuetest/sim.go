@@ -50,6 +50,7 @@ type RuleSet struct {
 	NoRetarget     bool // C3: pending controls are not sent to a new owner
 	NoHeldView     bool // C2: a snapshot that does not show our controls confirms our view
 	NoOwnerClaim   bool // S1: a snapshot published before its sender owned the output is adopted
+	NoLoad         bool // P7: a state loaded at launch is extrapolated at once
 }
 
 // Result counts what a run did.
@@ -153,15 +154,17 @@ type viewKey struct {
 }
 
 type sim struct {
-	seed  uint64
-	opt   Options
-	r     *rand.Rand
-	clk   *clock
-	devs  []*device
-	net   []msg
-	res   Result
-	trace []string
-	calm  bool
+	seed   uint64
+	opt    Options
+	r      *rand.Rand
+	clk    *clock
+	devs   []*device
+	net    []msg
+	due    []msg
+	nextAt time.Duration // the earliest delivery time in net
+	res    Result
+	trace  []string
+	calm   bool
 
 	// I3: controls by id: their sender, and what became of them.
 	ctl     map[int]*ctlRec
@@ -170,7 +173,15 @@ type sim struct {
 	// echo a restarted owner learns its state from).
 	held map[engine.DeviceID]msg
 	link map[[2]engine.DeviceID]time.Duration // last delivery time per link
-	err  error
+	// furthest is how far any output got or any control asked on an
+	// entry (I5).
+	furthest map[entryKey]int64
+	err      error
+}
+
+type entryKey struct {
+	idx int
+	cid string
 }
 
 type ctlRec struct {
@@ -190,7 +201,7 @@ func Run(seed uint64, opt Options) (Result, error) {
 	}
 	s := &sim{seed: seed, opt: opt, r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), clk: &clock{},
 		ctl: map[int]*ctlRec{}, held: map[engine.DeviceID]msg{},
-		link: map[[2]engine.DeviceID]time.Duration{}}
+		link: map[[2]engine.DeviceID]time.Duration{}, furthest: map[entryKey]int64{}}
 	n := opt.Devices
 	if n == 0 {
 		n = 2 + s.r.IntN(3)
@@ -271,7 +282,10 @@ func (s *sim) boot(d *device, first bool) {
 		return
 	}
 	d.up, d.frozen, d.rendering, d.outBehind, d.out = true, false, false, false, output{}
-	d.pos.Reset(s.clk.now)
+	d.pos.Load(s.clk.now)
+	if s.opt.Rules.NoLoad {
+		d.pos.Reset(s.clk.now)
+	}
 	d.pend, d.pendID = queue.Pending{}, nil
 	d.heardFrom, d.heardHB, d.aliveAt, d.closingFrom, d.view, d.adopted = "", 0, 0, "", viewKey{}, false
 	d.holdUntil = 0
@@ -294,7 +308,12 @@ func (s *sim) send(m msg) {
 	k := [2]engine.DeviceID{m.from, m.to}
 	m.at = max(s.clk.now+time.Duration(5+s.r.IntN(120))*time.Millisecond, s.link[k])
 	s.link[k] = m.at
+	s.queue(m)
+}
+
+func (s *sim) queue(m msg) {
 	s.net = append(s.net, m)
+	s.nextAt = min(s.nextAt, m.at)
 }
 
 func (s *sim) runFor(d time.Duration) {
@@ -325,23 +344,29 @@ func (s *sim) runFor(d time.Duration) {
 // deliver hands over the messages due, in send order, to devices that
 // run; a frozen device's wait in its inbox, a dead one's are lost.
 func (s *sim) deliver() {
-	var keep []msg
-	var due []msg
+	if s.clk.now < s.nextAt {
+		return
+	}
+	due, keep := s.due[:0], s.net[:0]
+	s.nextAt = 1<<62 - 1
 	for _, m := range s.net {
 		if m.at <= s.clk.now {
 			due = append(due, m)
 		} else {
 			keep = append(keep, m)
+			s.nextAt = min(s.nextAt, m.at)
 		}
 	}
-	s.net = keep
-	for _, m := range due {
+	clear(s.net[len(keep):])
+	s.net, s.due = keep, due
+	for i, m := range due {
+		due[i] = msg{}
 		d := s.dev(m.to)
 		switch {
 		case !d.up:
 		case d.frozen:
 			m.at = d.thaw
-			s.net = append(s.net, m)
+			s.queue(m)
 		case m.kind == snapshot:
 			s.snapshot(d, m)
 		default:
@@ -401,6 +426,7 @@ func (s *sim) event() {
 }
 
 func (s *sim) kill(d *device) {
+	s.played(d)
 	d.up = false
 	s.res.Kills++
 	for _, c := range s.ctl {
@@ -417,6 +443,7 @@ type txn struct {
 	publish   bool
 	sends     []msg
 	ownerLive bool
+	jump      bool // a control moved the output on purpose (I5)
 }
 
 // transition runs f as the actor's run does: mutate, plan, persist,
@@ -500,15 +527,19 @@ func (s *sim) plan(d *device, tx *txn) func() {
 		return func() {
 			if d.out.on {
 				s.logf("%s stops at %d", d.id, d.out.pos(s.clk.now))
+				s.played(d)
 			}
 			d.out, d.rendering = output{}, false
 		}
 	}
 	if takeover {
-		if tx.ownerLive {
+		switch {
+		case s.opt.Rules.NoHeardAt:
 			s.anchor(d)
-		} else {
-			s.anchorHeard(d)
+		case d.rendering:
+			s.anchor(d)
+		default:
+			d.pos.TakeOver(&d.st, s.clk.now, heartbeat, tx.ownerLive)
 		}
 		d.st.Term = d.e.Claim()
 		clear(d.st.Acks)
@@ -520,8 +551,10 @@ func (s *sim) plan(d *device, tx *txn) func() {
 	}
 	st := d.st.Clone()
 	want := takeover || ch.Track
+	jump := tx.jump
 	return func() {
 		d.outBehind = false
+		s.played(d)
 		if !d.e.MayRender() {
 			d.out, d.rendering = output{}, false
 			return
@@ -533,10 +566,12 @@ func (s *sim) plan(d *device, tx *txn) func() {
 			d.out = output{}
 		case st.Playing && (want || !d.out.on || d.out.cid != e.ContentID || d.out.idx != st.Index):
 			d.out = output{on: true, idx: st.Index, cid: e.ContentID, at: st.PositionMS, since: s.clk.now, playing: true}
+			s.started(d, jump)
 			s.logf("%s plays %s@%d (term %v)", d.id, e.ContentID, st.PositionMS, st.Term)
 		case st.Playing:
 			if ch.Seek {
 				d.out.at, d.out.since = st.PositionMS, s.clk.now
+				s.started(d, jump)
 			}
 			if !d.out.playing {
 				d.out.at, d.out.since, d.out.playing = d.out.pos(s.clk.now), s.clk.now, true
@@ -555,6 +590,40 @@ func (s *sim) plan(d *device, tx *txn) func() {
 			}
 		}
 	}
+}
+
+// played records how far d's output got on its entry (I5).
+func (s *sim) played(d *device) {
+	if !d.out.on {
+		return
+	}
+	k := entryKey{d.out.idx, d.out.cid}
+	s.furthest[k] = max(s.furthest[k], d.out.pos(s.clk.now))
+}
+
+// asked records the position a control on d asked for (I5).
+func (s *sim) asked(d *device, ch queue.Change) {
+	if e, ok := d.st.Current(); ok && (ch.Track || ch.Seek) {
+		k := entryKey{d.st.Index, e.ContentID}
+		s.furthest[k] = max(s.furthest[k], d.st.PositionMS)
+	}
+}
+
+// started is I5: an output that starts other than by a control (a
+// takeover, a handoff) starts no further than any output got or any
+// control asked on that entry, give or take what a controller's view may
+// run ahead (MaxLead): no music is skipped.
+func (s *sim) started(d *device, jump bool) {
+	k := entryKey{d.out.idx, d.out.cid}
+	p, ok := s.furthest[k]
+	if jump || !ok {
+		s.furthest[k] = max(p, d.out.at)
+		return
+	}
+	if d.out.at > p+queue.MaxLead(heartbeat).Milliseconds() {
+		s.fail("I5: %s started %s at %d ms; no output got further than %d", d.id, k.cid, d.out.at, p)
+	}
+	s.furthest[k] = max(p, d.out.at)
 }
 
 // publish sends d's snapshot to every other device.
@@ -646,7 +715,8 @@ func (s *sim) control(d *device) {
 				return
 			}
 			d.pos.Moved(s.clk.now)
-			tx.ch, tx.publish = ch, true
+			tx.ch, tx.publish, tx.jump = ch, true, ch.Track || ch.Seek
+			s.asked(d, ch)
 			if owner == "" && d.st.Playing {
 				_, _ = d.e.Transfer(d.id)
 			}
@@ -655,10 +725,12 @@ func (s *sim) control(d *device) {
 	}
 	s.transition(d, func(tx *txn) {
 		s.anchor(d)
-		if _, err := d.st.Apply(c, d.st.PositionMS); err != nil {
+		ch, err := d.st.Apply(c, d.st.PositionMS)
+		if err != nil {
 			return
 		}
 		d.pos.Moved(s.clk.now)
+		s.asked(d, ch)
 		stamp, err := d.e.Stamp()
 		if err != nil {
 			return
@@ -822,6 +894,10 @@ func (s *sim) command(d *device, m msg) {
 		}
 		d.pos.Moved(s.clk.now)
 		tx.ch = ch
+		tx.jump = c.Op != queue.OpHandoff && (ch.Track || ch.Seek)
+		if tx.jump {
+			s.asked(d, ch)
+		}
 		s.ack(d, m, tx)
 		if c.Op == queue.OpHandoff {
 			s.checkHandoff(d, m, d.st.PositionMS)

@@ -93,24 +93,28 @@ func TestSim(t *testing.T) {
 }
 
 // TestSimNeedsEveryRule leaves each rule out in turn: some seed of the
-// first 300 must fail without it, or the simulator does not check it.
+// first 3000 must fail without it, or the simulator does not check it.
 func TestSimNeedsEveryRule(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		rules RuleSet
 	}{
 		{"P1 output behind", RuleSet{NoOutputBehind: true}},
+		{"P5 takeover", RuleSet{NoHeardAt: true}},
+		{"P3 resuming", RuleSet{NoResuming: true}},
+		{"C2 held view", RuleSet{NoHeldView: true}},
+		{"P7 loaded", RuleSet{NoLoad: true}},
 		{"C3 retarget", RuleSet{NoRetarget: true}},
 		{"S1 owner's claim", RuleSet{NoOwnerClaim: true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for seed := uint64(1); seed <= 300; seed++ {
+			for seed := uint64(1); seed <= 3000; seed++ {
 				if _, err := Run(seed, Options{Rules: c.rules}); err != nil {
 					t.Logf("seed %d fails without the rule: %v", seed, err)
 					return
 				}
 			}
-			t.Errorf("no seed of 300 fails without %s", c.name)
+			t.Errorf("no seed of 3000 fails without %s", c.name)
 		})
 	}
 }
