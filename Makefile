@@ -114,9 +114,11 @@ bench-desktop: bench-tools
 bench-large: bench-tools
 	set -o pipefail; scripts/bench-desktop.sh bin/deskbench bin/furudesk bin/fynefloor -mode large | tee bin/bench-large.txt
 
-## sim: the engine's deterministic simulator over many seeds
+## sim: the deterministic simulators of the engine and of the shared queue
+## and position rules over many seeds
 sim:
 	$(GO) test ./engine/enginetest -run 'TestSim$$' -seeds=$(SEEDS) -timeout 0
+	set -o pipefail; $(GO) test ./queue/queuetest -run 'TestSim$$' -seeds=$(SEEDS) -timeout 0 -v | grep -v '^=== RUN'
 
 ## soak: the chaos run of four devices (kill -9, SIGTERM, SIGSTOP, transfers,
 ## control bursts) for $(SOAK); it fails on an ownership change with a live

@@ -88,8 +88,10 @@ type actor struct {
 	ticked    bool
 	resumedAt time.Duration // when this device last woke from a pause
 
-	pending     queue.Pending // our controls the owner has not acknowledged (pending.go)
-	retargeting bool
+	pending        queue.Pending // our controls the owner has not acknowledged (pending.go)
+	ownerRestarted bool          // the owner said it is resuming: send them again
+	ownerResuming  bool          // the owner's last snapshot said it is resuming
+	retargeting    bool
 
 	notices  []Notice
 	noticeID uint64

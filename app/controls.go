@@ -19,6 +19,9 @@ func (a *actor) control(c Control) error {
 			c.Op = OpPause
 		}
 	}
+	if e, ok := a.st.Current(); ok && c.Op == OpSeek && len(c.IDs) == 0 {
+		c.IDs = []string{e.ContentID} // the track it seeks in (queue rule S2)
+	}
 	owner := a.e.Owner()
 	if owner == a.self || owner == "" {
 		return a.run(func(tx *txn) error {

@@ -92,6 +92,10 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 			// It lives (aliveAt) but confirms no position: HeardAt stays,
 			// so its restart is not extrapolated as time played.
 			a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
+			// It restarted: what we sent before is lost with its process
+			// (queue rule C5); retargetPending sends it again, once.
+			a.ownerRestarted = a.pending.Len() > 0 && !a.ownerResuming
+			a.ownerResuming = true
 			return nil
 		}
 		// The position is confirmed only when the state is adopted
@@ -99,6 +103,7 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		// controls yet says the owner lives, not where our view is.
 		a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
+		a.ownerResuming = false
 		if ps.Closing {
 			a.closingFrom = ev.From
 		} else if a.closingFrom == ev.From {
@@ -114,10 +119,13 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 				}
 			}
 		}
+		predicted := a.pending.Len() > 0
 		if a.holdView(ps, ev.From) {
 			return nil // does not reflect our controls yet: keep our view
 		}
-		a.pos.Adopt(&a.st, ps, heard, shown, a.posInputs())
+		in := a.posInputs()
+		in.Predicted = predicted
+		a.pos.Adopt(&a.st, ps, heard, shown, in)
 		return nil
 	})
 }

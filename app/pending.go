@@ -34,6 +34,16 @@ func (a *actor) retargetPending() {
 	}
 	owner := a.e.Owner()
 	again, dropped := a.pending.Retarget(owner, a.self, a.e.Claim())
+	if a.ownerRestarted && a.pending.Len() > 0 {
+		again, dropped = a.pending.Restarted()
+	}
+	a.ownerRestarted = false
+	a.resend(owner, again, dropped)
+}
+
+// resend sends controls again, with new stamps, to owner and shows their
+// effect again; dropped ones get a notice.
+func (a *actor) resend(owner engine.DeviceID, again, dropped []Control) {
 	if len(dropped) > 0 {
 		a.notice("error", fmt.Sprintf("%s did not reach a playing device and was dropped", describeControls(dropped)))
 	}

@@ -111,3 +111,20 @@ func (p *Pending) Retarget(owner, self engine.DeviceID, claim engine.Claim) (aga
 	p.Clear()
 	return again, dropped
 }
+
+// Restarted is Retarget for an owner that restarted under the same claim
+// (its snapshot says Resuming, rule C5): what it received before it
+// stopped is lost with its process, yet its acks after the restart would
+// cover those sequences. Every pending control is sent again once (the
+// ones sent again already are dropped, for a notice).
+func (p *Pending) Restarted() (again, dropped []Control) {
+	for _, c := range p.list {
+		if c.resent {
+			dropped = append(dropped, c.c)
+		} else {
+			again = append(again, c.c)
+		}
+	}
+	p.Clear()
+	return again, dropped
+}

@@ -32,6 +32,11 @@ type Inputs struct {
 	// last control reached it): MeasuredMS is then the position.
 	Measured   bool
 	MeasuredMS int64
+	// Predicted is set when the view being replaced (Adopt) showed
+	// controls the owner had not confirmed until the state adopted: its
+	// jump count is this device's guess and says nothing about the
+	// owner's.
+	Predicted bool
 }
 
 // HandoffSlack is how far from a handoff's position a target that already
@@ -158,7 +163,7 @@ func (p *Position) Adopt(cur *State, next State, heard time.Duration, shown int6
 	p.floor = floor{}
 	c, ok := cur.Current()
 	n, ok2 := next.Current()
-	same := ok && ok2 && cur.Playing && next.Playing && c.ContentID == n.ContentID &&
+	same := ok && ok2 && !in.Predicted && cur.Playing && next.Playing && c.ContentID == n.ContentID &&
 		cur.Index == next.Index && cur.Jumps == next.Jumps
 	if at := next.Extrapolate(in.Now - heard); same && shown > at && shown-at <= MaxLead(in.Heartbeat).Milliseconds() {
 		p.floor = floor{index: next.Index, cid: n.ContentID, jumps: next.Jumps, ms: shown}

@@ -332,6 +332,12 @@ func (s *State) applyOp(c Control, pos int64) (Change, error) {
 		if len(s.Queue) == 0 {
 			return ch, userErr(ErrQueueEmpty, "the queue is empty: nothing to seek in")
 		}
+		// A seek that names its track (IDs) applies to that track only:
+		// sent again to a new owner that plays another one, it would
+		// skip into a track nobody sought in (rule S2).
+		if e, _ := s.Current(); len(c.IDs) == 1 && c.IDs[0] != e.ContentID {
+			return ch, userErr(ErrQueueChanged, "the track changed on another device: the seek in it was not applied")
+		}
 		p := max(c.PosMS, 0)
 		if e, ok := s.Current(); ok && e.DurationMS > 0 && p > e.DurationMS {
 			// Refused, not clamped: seeking to the end would end the

@@ -23,6 +23,7 @@
 package queuetest
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -51,6 +52,8 @@ type RuleSet struct {
 	NoHeldView     bool // C2: a snapshot that does not show our controls confirms our view
 	NoOwnerClaim   bool // S1: a snapshot published before its sender owned the output is adopted
 	NoLoad         bool // P7: a state loaded at launch is extrapolated at once
+	NoRestarted    bool // C5: controls sent before the owner restarted are not sent again
+	NoSeekID       bool // S2: a seek does not name its track
 }
 
 // Result counts what a run did.
@@ -87,7 +90,8 @@ type msg struct {
 	stamp   engine.CommandStamp
 	handoff bool
 	c       queue.Control
-	id      int // control id (I3)
+	id      int    // control id (I3)
+	seq     uint64 // send order
 }
 
 // output is a simulated audio endpoint.
@@ -123,10 +127,13 @@ type device struct {
 	up, frozen bool
 	thaw       time.Duration
 	rendering  bool
-	outBehind  bool
-	holdUntil  time.Duration
-	lastHB     time.Duration
-	lastTick   time.Duration
+	// ownerRestarted: the owner said it is resuming (C5)
+	ownerRestarted bool
+	ownerResuming  bool // the owner's last snapshot said Resuming
+	outBehind      bool
+	holdUntil      time.Duration
+	lastHB         time.Duration
+	lastTick       time.Duration
 
 	heardFrom   engine.DeviceID
 	heardHB     uint64
@@ -162,6 +169,7 @@ type sim struct {
 	net    []msg
 	due    []msg
 	nextAt time.Duration // the earliest delivery time in net
+	seq    uint64        // messages sent
 	res    Result
 	trace  []string
 	calm   bool
@@ -185,10 +193,11 @@ type entryKey struct {
 }
 
 type ctlRec struct {
-	from  engine.DeviceID
-	op    string
-	done  string // "": open; "acked", "taken over", "dropped", "sender died"
-	stamp []engine.CommandStamp
+	from    engine.DeviceID
+	op      string
+	applied bool   // an owner applied one of its copies
+	done    string // "": open; "acked", "taken over", "dropped", "sender died"
+	stamp   []engine.CommandStamp
 }
 
 // Run simulates seed.
@@ -228,8 +237,18 @@ func Run(seed uint64, opt Options) (Result, error) {
 		d.frozen = false
 	}
 	s.runFor(settle)
-	if s.err == nil {
-		s.checkSettled()
+	// Converged: at some step of the last second (a track that ends
+	// just then is in flight to the others for a moment).
+	for i := 0; s.err == nil; i++ {
+		err := s.settled()
+		if err == nil {
+			break
+		}
+		if i == 20 {
+			s.err = err
+			break
+		}
+		s.runFor(s.opt.Step)
 	}
 	if s.err != nil && opt.Trace != nil {
 		for _, l := range s.trace[max(0, len(s.trace)-3000):] {
@@ -248,8 +267,12 @@ func (s *sim) logf(format string, args ...any) {
 
 func (s *sim) fail(format string, args ...any) {
 	if s.err == nil {
-		s.err = fmt.Errorf("queuetest seed %d at %.2fs: %s", s.seed, s.clk.now.Seconds(), fmt.Sprintf(format, args...))
+		s.err = s.errf(format, args...)
 	}
+}
+
+func (s *sim) errf(format string, args ...any) error {
+	return fmt.Errorf("queuetest seed %d at %.2fs: %s", s.seed, s.clk.now.Seconds(), fmt.Sprintf(format, args...))
 }
 
 func cfg() engine.Config {
@@ -288,6 +311,7 @@ func (s *sim) boot(d *device, first bool) {
 	}
 	d.pend, d.pendID = queue.Pending{}, nil
 	d.heardFrom, d.heardHB, d.aliveAt, d.closingFrom, d.view, d.adopted = "", 0, 0, "", viewKey{}, false
+	d.ownerRestarted, d.ownerResuming = false, false
 	d.holdUntil = 0
 	if d.e.Owner() == d.id {
 		d.holdUntil = s.clk.now + time.Duration(cfg().DiscoveryMS)*time.Millisecond
@@ -312,6 +336,8 @@ func (s *sim) send(m msg) {
 }
 
 func (s *sim) queue(m msg) {
+	s.seq++
+	m.seq = s.seq
 	s.net = append(s.net, m)
 	s.nextAt = min(s.nextAt, m.at)
 }
@@ -350,13 +376,19 @@ func (s *sim) deliver() {
 	due, keep := s.due[:0], s.net[:0]
 	s.nextAt = 1<<62 - 1
 	for _, m := range s.net {
-		if m.at <= s.clk.now {
+		switch d := s.dev(m.to); {
+		case m.at <= s.clk.now && d.frozen && d.up:
+			keep = append(keep, m) // waits in its inbox
+			s.nextAt = min(s.nextAt, s.clk.now+s.opt.Step)
+		case m.at <= s.clk.now:
 			due = append(due, m)
-		} else {
+		default:
 			keep = append(keep, m)
 			s.nextAt = min(s.nextAt, m.at)
 		}
 	}
+	// In send order: each link is a stream, and an inbox keeps order.
+	slices.SortFunc(due, func(x, y msg) int { return cmp.Compare(x.seq, y.seq) })
 	clear(s.net[len(keep):])
 	s.net, s.due = keep, due
 	for i, m := range due {
@@ -364,9 +396,6 @@ func (s *sim) deliver() {
 		d := s.dev(m.to)
 		switch {
 		case !d.up:
-		case d.frozen:
-			m.at = d.thaw
-			s.queue(m)
 		case m.kind == snapshot:
 			s.snapshot(d, m)
 		default:
@@ -533,6 +562,7 @@ func (s *sim) plan(d *device, tx *txn) func() {
 		}
 	}
 	if takeover {
+		s.logf("%s takes over (owner live %v) from %s@%d playing %v", d.id, tx.ownerLive, cidOf(d.st), d.st.PositionMS, d.st.Playing)
 		switch {
 		case s.opt.Rules.NoHeardAt:
 			s.anchor(d)
@@ -698,6 +728,9 @@ func (s *sim) control(d *device) {
 	default:
 		c = queue.Control{Op: queue.OpJump, Index: s.r.IntN(len(d.st.Queue))}
 	}
+	if e, ok := d.st.Current(); ok && c.Op == queue.OpSeek && !s.opt.Rules.NoSeekID {
+		c.IDs = []string{e.ContentID}
+	}
 	if c.Op == queue.OpToggle {
 		c.Op = queue.OpResume
 		if d.st.Playing {
@@ -801,8 +834,12 @@ func (s *sim) snapshot(d *device, m msg) {
 		heard := s.clk.now
 		if ps.Resuming && !s.opt.Rules.NoResuming {
 			d.aliveAt, d.heardFrom, d.heardHB = heard, m.from, hb
+			// Once per restart: the controls sent before it.
+			d.ownerRestarted = d.pend.Len() > 0 && !s.opt.Rules.NoRestarted && !d.ownerResuming
+			d.ownerResuming = true
 			return
 		}
+		d.ownerResuming = false
 		d.aliveAt, d.heardFrom, d.heardHB = heard, m.from, hb
 		if s.opt.Rules.NoHeldView {
 			d.pos.HeardAt = heard
@@ -817,18 +854,27 @@ func (s *sim) snapshot(d *device, m msg) {
 			c := s.ctl[id]
 			last := c.stamp[len(c.stamp)-1]
 			if c.done == "" && last.Claim == ps.Term && ps.Acks[d.id] >= last.Sequence {
+				if !c.applied {
+					s.fail("I3: control %d (%s from %s) is acknowledged by %s but was never applied", id, c.op, d.id, m.from)
+				}
 				c.done = "acked"
 				s.res.Acked++
 			}
 		}
+		predicted := d.pend.Len() > 0
 		keep, dropped := d.pend.Hold(ps, d.id, s.clk.now)
 		s.settlePending(d, dropped != nil, "dropped")
 		if keep {
 			return
 		}
-		s.logf("%s (claim %v) adopts %s's %s@%d (jumps %d; showed %s@%d jumps %d)", d.id, d.e.Claim(), m.from, cidOf(ps), ps.PositionMS, ps.Jumps, cidOf(d.st), shown, d.st.Jumps)
-		d.pos.Adopt(&d.st, ps, heard, shown, s.inputs(d))
+		s.logf("%s (pending %d) (claim %v) adopts %s's %s@%d (jumps %d; showed %s@%d jumps %d)", d.id, d.pend.Len(), d.e.Claim(), m.from, cidOf(ps), ps.PositionMS, ps.Jumps, cidOf(d.st), shown, d.st.Jumps)
+		in := s.inputs(d)
+		in.Predicted = predicted
+		d.pos.Adopt(&d.st, ps, heard, shown, in)
 		d.adopted = true
+		if predicted {
+			d.view = viewKey{} // its prediction gives way to the owner's answer
+		}
 	})
 }
 
@@ -868,8 +914,12 @@ func (s *sim) command(d *device, m msg) {
 		if d.e.Receive(m.from, m.stamp, m.handoff) != engine.Accepted {
 			return
 		}
+		if c, ok := s.ctl[m.id]; ok {
+			c.applied = true
+		}
 		s.anchor(d)
 		c := m.c
+		s.logf("%s applies %s from %s: now %s@%d playing %v", d.id, c.Op, m.from, cidOf(d.st), d.st.PositionMS, d.st.Playing)
 		if c.State != nil {
 			s.logf("%s takes %s's handoff %s@%d (source stopped at %d)", d.id, m.from, cidOf(*c.State), c.State.PositionMS, m.state.PositionMS)
 		}
@@ -935,12 +985,16 @@ func abs(x int64) int64 {
 
 // retarget is the app's retargetPending (C3).
 func (s *sim) retarget(d *device) {
-	if d.pend.Len() == 0 || s.opt.Rules.NoRetarget {
+	if d.pend.Len() == 0 || s.opt.Rules.NoRetarget && !d.ownerRestarted {
 		return
 	}
 	owner := d.e.Owner()
 	ids := d.pendID
 	again, dropped := d.pend.Retarget(owner, d.id, d.e.Claim())
+	if d.ownerRestarted && d.pend.Len() > 0 {
+		again, dropped = d.pend.Restarted()
+	}
+	d.ownerRestarted = false
 	if d.pend.Len() != 0 {
 		return // nothing changed
 	}
@@ -991,7 +1045,10 @@ func (s *sim) retarget(d *device) {
 // never steps back beyond MaxLead without a jump.
 func (s *sim) observe(d *device) {
 	o := d.e.Owner()
-	if o == "" || o == d.id || !d.adopted {
+	if o == "" || o == d.id || !d.adopted || d.pend.Len() > 0 {
+		// A view of controls the owner has not confirmed is this
+		// device's prediction, not the owner's playback: the owner's
+		// answer replaces it.
 		d.view = viewKey{}
 		return
 	}
@@ -1006,8 +1063,8 @@ func (s *sim) observe(d *device) {
 	}
 }
 
-// checkSettled is I3 and I4.
-func (s *sim) checkSettled() {
+// settled is I3 and I4.
+func (s *sim) settled() error {
 	var owner *device
 	renderers := 0
 	for _, d := range s.devs {
@@ -1017,8 +1074,7 @@ func (s *sim) checkSettled() {
 		}
 	}
 	if renderers > 1 {
-		s.fail("I4: %d devices render after the calm phase", renderers)
-		return
+		return s.errf("I4: %d devices render after the calm phase", renderers)
 	}
 	if owner == nil {
 		for _, d := range s.devs {
@@ -1030,17 +1086,16 @@ func (s *sim) checkSettled() {
 	if owner != nil {
 		for _, d := range s.devs {
 			if d != owner && (!sameQueue(d.st, owner.st) || d.st.Index != owner.st.Index) {
-				s.fail("I4: %s shows index %d of %s, the owner %s index %d of %s", d.id, d.st.Index, ids(d.st), owner.id, owner.st.Index, ids(owner.st))
-				return
+				return s.errf("I4: %s shows index %d of %s, the owner %s index %d of %s", d.id, d.st.Index, ids(d.st), owner.id, owner.st.Index, ids(owner.st))
 			}
 		}
 	}
 	for id := range s.nextCtl {
 		if c := s.ctl[id]; c.done == "" {
-			s.fail("I3: control %d (%s from %s, stamps %v) was lost", id, c.op, c.from, c.stamp)
-			return
+			return s.errf("I3: control %d (%s from %s, stamps %v) was lost", id, c.op, c.from, c.stamp)
 		}
 	}
+	return nil
 }
 
 func sameQueue(a, b queue.State) bool {
