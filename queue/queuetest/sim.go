@@ -867,7 +867,7 @@ func (s *sim) snapshot(d *device, m msg) {
 		if keep {
 			return
 		}
-		s.logf("%s (pending %d) (claim %v) adopts %s's %s@%d (jumps %d; showed %s@%d jumps %d)", d.id, d.pend.Len(), d.e.Claim(), m.from, cidOf(ps), ps.PositionMS, ps.Jumps, cidOf(d.st), shown, d.st.Jumps)
+		s.logf("%s (pending %d) (claim %v) adopts %s's %s@%d (jumps %d acks %v term %v; showed %s@%d jumps %d)", d.id, d.pend.Len(), d.e.Claim(), m.from, cidOf(ps), ps.PositionMS, ps.Jumps, ps.Acks, ps.Term, cidOf(d.st), shown, d.st.Jumps)
 		in := s.inputs(d)
 		in.Predicted = predicted
 		d.pos.Adopt(&d.st, ps, heard, shown, in)
