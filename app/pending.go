@@ -35,7 +35,7 @@ func (a *actor) retargetPending() {
 	owner := a.e.Owner()
 	again, dropped := a.pending.Retarget(owner, a.self, a.e.Claim())
 	if a.ownerRestarted && a.pending.Len() > 0 {
-		again, dropped = a.pending.Restarted()
+		again, dropped = a.pending.Restarted(), nil
 	}
 	a.ownerRestarted = false
 	a.resend(owner, again, dropped)

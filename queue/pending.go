@@ -115,16 +115,14 @@ func (p *Pending) Retarget(owner, self engine.DeviceID, claim engine.Claim) (aga
 // Restarted is Retarget for an owner that restarted under the same claim
 // (its snapshot says Resuming, rule C5): what it received before it
 // stopped is lost with its process, yet its acks after the restart would
-// cover those sequences. Every pending control is sent again once (the
-// ones sent again already are dropped, for a notice).
-func (p *Pending) Restarted() (again, dropped []Control) {
+// cover those sequences. Every pending control is sent again, also one
+// sent again already: this device cannot tell whether it went out before
+// the restart or after it. The caller does this once per restart.
+func (p *Pending) Restarted() []Control {
+	var again []Control
 	for _, c := range p.list {
-		if c.resent {
-			dropped = append(dropped, c.c)
-		} else {
-			again = append(again, c.c)
-		}
+		again = append(again, c.c)
 	}
 	p.Clear()
-	return again, dropped
+	return again
 }

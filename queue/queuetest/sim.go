@@ -991,8 +991,9 @@ func (s *sim) retarget(d *device) {
 	owner := d.e.Owner()
 	ids := d.pendID
 	again, dropped := d.pend.Retarget(owner, d.id, d.e.Claim())
-	if d.ownerRestarted && d.pend.Len() > 0 {
-		again, dropped = d.pend.Restarted()
+	restarted := d.ownerRestarted && d.pend.Len() > 0
+	if restarted {
+		again, dropped = d.pend.Restarted(), nil
 	}
 	d.ownerRestarted = false
 	if d.pend.Len() != 0 {
@@ -1007,19 +1008,21 @@ func (s *sim) retarget(d *device) {
 			if c.done == "" {
 				c.done = "taken over"
 			}
-		case len(c.stamp) > 1:
+		case len(c.stamp) > 1 && !restarted:
 			if c.done == "" {
 				c.done = "dropped"
 				s.res.Dropped++
 			}
+			d.view = viewKey{} // its prediction ends with the notice
 		default:
 			againIDs = append(againIDs, id)
 		}
 	}
-	if len(againIDs) != len(again) || len(dropped) != len(ids)-len(again) && owner != d.id {
+	if len(againIDs) != len(again) || len(dropped) != len(ids)-len(again) && owner != d.id && !restarted {
 		s.fail("retarget: %d controls again and %d dropped of %d", len(again), len(dropped), len(ids))
 		return
 	}
+	s.logf("%s sends %d controls again to %s, %d dropped", d.id, len(again), owner, len(dropped))
 	if len(again) == 0 {
 		return
 	}
