@@ -645,6 +645,11 @@ func (s *sim) asked(d *device, ch queue.Change) {
 // run ahead (MaxLead): no music is skipped.
 func (s *sim) started(d *device, jump bool) {
 	k := entryKey{d.out.idx, d.out.cid}
+	for _, x := range s.devs {
+		if x != d {
+			s.played(x) // outputs that play on (a frozen owner's) count too
+		}
+	}
 	p, ok := s.furthest[k]
 	if jump || !ok {
 		s.furthest[k] = max(p, d.out.at)

@@ -104,7 +104,7 @@ func TestSimNeedsEveryRule(t *testing.T) {
 		{"P5 takeover", RuleSet{NoHeardAt: true}, 0},
 		{"P3 resuming", RuleSet{NoResuming: true}, 0},
 		{"C2 held view", RuleSet{NoHeldView: true}, 0},
-		{"P7 loaded", RuleSet{NoLoad: true}, 0},
+		{"P7 loaded", RuleSet{NoLoad: true}, 6025},
 		{"C5 owner restarted", RuleSet{NoRestarted: true}, 12482},
 		{"S2 seek names its track", RuleSet{NoSeekID: true}, 12511},
 		{"C3 retarget", RuleSet{NoRetarget: true}, 0},
