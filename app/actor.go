@@ -88,10 +88,9 @@ type actor struct {
 	ticked    bool
 	resumedAt time.Duration // when this device last woke from a pause
 
-	pending        queue.Pending // our controls the owner has not acknowledged (pending.go)
-	ownerRestarted bool          // the owner said it is resuming: send them again
-	ownerResuming  bool          // the owner's last snapshot said it is resuming
-	retargeting    bool
+	pending     queue.Pending // our controls the owner has not acknowledged (pending.go)
+	launch      uint64        // this process's first heartbeat id (State.Launch)
+	retargeting bool
 
 	notices  []Notice
 	noticeID uint64
@@ -484,7 +483,9 @@ func (a *actor) heartbeat() {
 	}
 	r := a.out.Report()
 	o := engine.Output{Available: r.Available, Playing: r.Playing}
-	a.e.Heartbeat(o)
+	if id := a.e.Heartbeat(o); a.launch == 0 {
+		a.launch = id // State.Launch: this process's first heartbeat
+	}
 	a.lastOut, a.lastHB, a.heartbeated = o, a.clock.Now(), true
 }
 
@@ -529,6 +530,7 @@ func (a *actor) publishSnapshot() {
 		st.Resuming = a.holding()
 	}
 	st.Box = a.opts.Box
+	st.Launch = a.launch
 	b, err := json.Marshal(st)
 	if err != nil {
 		return

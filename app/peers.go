@@ -84,6 +84,9 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ev.From == a.heardFrom && hb < a.heardHB {
 			return nil // older than a snapshot already seen
 		}
+		// A new launch: it restarted and lost what we sent (queue rule
+		// C5); retargetPending sends it again.
+		a.pending.Heard(ev.From, ps.Launch)
 		now, shown := a.clock.Now(), a.posNow()
 		heard := now - max(ev.Age, 0) // when the owner said it
 		if ps.Resuming {
@@ -92,10 +95,6 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 			// It lives (aliveAt) but confirms no position: HeardAt stays,
 			// so its restart is not extrapolated as time played.
 			a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
-			// It restarted: what we sent before is lost with its process
-			// (queue rule C5); retargetPending sends it again, once.
-			a.ownerRestarted = a.pending.Len() > 0 && !a.ownerResuming
-			a.ownerResuming = true
 			return nil
 		}
 		// The position is confirmed only when the state is adopted
@@ -103,7 +102,6 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		// controls yet says the owner lives, not where our view is.
 		a.aliveAt, a.heardFrom, a.heardHB = heard, ev.From, hb
 		a.heardCount++
-		a.ownerResuming = false
 		if ps.Closing {
 			a.closingFrom = ev.From
 		} else if a.closingFrom == ev.From {

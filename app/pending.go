@@ -34,10 +34,9 @@ func (a *actor) retargetPending() {
 	}
 	owner := a.e.Owner()
 	again, dropped := a.pending.Retarget(owner, a.self, a.e.Claim())
-	if a.ownerRestarted && a.pending.Len() > 0 {
+	if a.pending.TakeRestart() {
 		again, dropped = a.pending.Restarted(), nil
 	}
-	a.ownerRestarted = false
 	a.resend(owner, again, dropped)
 }
 

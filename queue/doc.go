@@ -108,10 +108,10 @@
 // the device that took over, or dropped with a notice.
 //
 // C5. An owner that restarted under the same claim lost what it received
-// before, yet its acks after the restart would cover those sequences: at
-// the first snapshot that says Resuming, every pending control is sent
-// again (Restarted). Known gap: an owner that restarts twice before it
-// sends a snapshot that is not Resuming is seen as one restart.
+// before, yet its acks after the restart would cover those sequences.
+// Its snapshots carry the first heartbeat id of its process
+// (State.Launch; heartbeat ids grow across restarts): at a new one, every
+// pending control is sent again, once (Heard, TakeRestart, Restarted).
 //
 // # The caller's duties
 //

@@ -23,6 +23,32 @@ const PendingHold = 12 * time.Second
 type Pending struct {
 	list []pendingCtl
 	at   time.Duration // when the latest was sent
+	// The owner's process as last heard (State.Launch), and whether it
+	// restarted since with controls pending (C5).
+	owner     engine.DeviceID
+	launch    uint64
+	restarted bool
+}
+
+// Heard notes the Launch of a snapshot from owner. A new one of the same
+// owner while controls are pending means it restarted: TakeRestart says
+// so once.
+func (p *Pending) Heard(owner engine.DeviceID, launch uint64) {
+	if launch == 0 {
+		return
+	}
+	if owner == p.owner && p.launch != 0 && launch != p.launch && len(p.list) > 0 {
+		p.restarted = true
+	}
+	p.owner, p.launch = owner, launch
+}
+
+// TakeRestart reports, once, that the owner restarted with controls
+// pending: the caller sends them again (Restarted).
+func (p *Pending) TakeRestart() bool {
+	r := p.restarted && len(p.list) > 0
+	p.restarted = false
+	return r
 }
 
 type pendingCtl struct {
@@ -113,11 +139,11 @@ func (p *Pending) Retarget(owner, self engine.DeviceID, claim engine.Claim) (aga
 }
 
 // Restarted is Retarget for an owner that restarted under the same claim
-// (its snapshot says Resuming, rule C5): what it received before it
-// stopped is lost with its process, yet its acks after the restart would
-// cover those sequences. Every pending control is sent again, also one
-// sent again already: this device cannot tell whether it went out before
-// the restart or after it. The caller does this once per restart.
+// (a new State.Launch, rule C5): what it received before it stopped is
+// lost with its process, yet its acks after the restart would cover those
+// sequences. Every pending control is sent again, also one sent again
+// already: this device cannot tell whether it went out before the restart
+// or after it. The caller does this once per restart (TakeRestart).
 func (p *Pending) Restarted() []Control {
 	var again []Control
 	for _, c := range p.list {

@@ -89,6 +89,11 @@ type State struct {
 	// yet: it is learning the newest state from the group (its own last
 	// snapshot, kept by the others), so its state is not to be shown.
 	Resuming bool `json:"resuming,omitempty"`
+	// Launch is the first heartbeat id of the sender's process (0 until
+	// it has one): heartbeat ids grow across restarts, so a new Launch
+	// says the owner restarted and lost the controls it had received
+	// (rule C5).
+	Launch uint64 `json:"launch,omitempty"`
 }
 
 // SharedNotice is a notice the owner distributes in its snapshot. ID

@@ -127,13 +127,11 @@ type device struct {
 	up, frozen bool
 	thaw       time.Duration
 	rendering  bool
-	// ownerRestarted: the owner said it is resuming (C5)
-	ownerRestarted bool
-	ownerResuming  bool // the owner's last snapshot said Resuming
-	outBehind      bool
-	holdUntil      time.Duration
-	lastHB         time.Duration
-	lastTick       time.Duration
+	launch     uint64 // its first heartbeat id since boot (State.Launch)
+	outBehind  bool
+	holdUntil  time.Duration
+	lastHB     time.Duration
+	lastTick   time.Duration
 
 	heardFrom   engine.DeviceID
 	heardHB     uint64
@@ -311,7 +309,7 @@ func (s *sim) boot(d *device, first bool) {
 	}
 	d.pend, d.pendID = queue.Pending{}, nil
 	d.heardFrom, d.heardHB, d.aliveAt, d.closingFrom, d.view, d.adopted = "", 0, 0, "", viewKey{}, false
-	d.ownerRestarted, d.ownerResuming = false, false
+	d.launch = 0
 	d.holdUntil = 0
 	if d.e.Owner() == d.id {
 		d.holdUntil = s.clk.now + time.Duration(cfg().DiscoveryMS)*time.Millisecond
@@ -669,6 +667,7 @@ func (s *sim) publish(d *device) {
 		st.Term = d.e.Claim()
 		st.Resuming = s.holding(d)
 	}
+	st.Launch = d.launch
 	m := msg{kind: snapshot, from: d.id, sent: s.clk.now, coord: d.e.Announcement(), state: st}
 	s.held[d.id] = m
 	for _, x := range s.devs {
@@ -705,7 +704,9 @@ func (s *sim) tick(d *device) {
 			d.e.Resumed(gap - tick) // it was frozen: not the owner's silence
 		}
 		if s.clk.now-d.lastHB >= heartbeat {
-			d.e.Heartbeat(engine.Output{Available: true, Playing: d.out.on && d.out.playing})
+			if id := d.e.Heartbeat(engine.Output{Available: true, Playing: d.out.on && d.out.playing}); d.launch == 0 {
+				d.launch = id
+			}
 			d.lastHB = s.clk.now
 		}
 		d.e.Tick()
@@ -835,16 +836,15 @@ func (s *sim) snapshot(d *device, m msg) {
 		if m.from == d.heardFrom && hb < d.heardHB {
 			return
 		}
+		if !s.opt.Rules.NoRestarted {
+			d.pend.Heard(m.from, ps.Launch)
+		}
 		shown := d.pos.Now(d.st, s.inputs(d))
 		heard := s.clk.now
 		if ps.Resuming && !s.opt.Rules.NoResuming {
 			d.aliveAt, d.heardFrom, d.heardHB = heard, m.from, hb
-			// Once per restart: the controls sent before it.
-			d.ownerRestarted = d.pend.Len() > 0 && !s.opt.Rules.NoRestarted && !d.ownerResuming
-			d.ownerResuming = true
 			return
 		}
-		d.ownerResuming = false
 		d.aliveAt, d.heardFrom, d.heardHB = heard, m.from, hb
 		if s.opt.Rules.NoHeldView {
 			d.pos.HeardAt = heard
@@ -990,17 +990,19 @@ func abs(x int64) int64 {
 
 // retarget is the app's retargetPending (C3).
 func (s *sim) retarget(d *device) {
-	if d.pend.Len() == 0 || s.opt.Rules.NoRetarget && !d.ownerRestarted {
+	if d.pend.Len() == 0 {
 		return
 	}
 	owner := d.e.Owner()
 	ids := d.pendID
-	again, dropped := d.pend.Retarget(owner, d.id, d.e.Claim())
-	restarted := d.ownerRestarted && d.pend.Len() > 0
+	var again, dropped []queue.Control
+	if !s.opt.Rules.NoRetarget {
+		again, dropped = d.pend.Retarget(owner, d.id, d.e.Claim())
+	}
+	restarted := d.pend.TakeRestart()
 	if restarted {
 		again, dropped = d.pend.Restarted(), nil
 	}
-	d.ownerRestarted = false
 	if d.pend.Len() != 0 {
 		return // nothing changed
 	}
