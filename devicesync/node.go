@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/reach"
 )
 
 // Clock is the wall clock the node reads for protocol time: op HLCs, invite
@@ -168,7 +169,10 @@ type Node struct {
 	echoed      snapshotOrder // our own snapshot last handed back to us
 	relayBudget map[engine.DeviceID]*tokenBucket
 	targets     map[string]*dialTarget
-	mdns        func()
+	// book is what this device remembers to find members again
+	// (remember.go).
+	book *reach.Book
+	mdns func()
 	// fetchHandler serves inbound fetch connections; fetches are the
 	// open ones, both ways, by peer (fetch.go).
 	fetchHandler FetchHandler
@@ -251,7 +255,8 @@ func (n *Node) Start(ctx context.Context) error {
 	n.started = true
 	n.mu.Unlock()
 
-	ln, err := net.Listen("tcp", n.cfg.Listen)
+	n.book = n.loadBook()
+	ln, err := n.listen()
 	if err != nil {
 		return fmt.Errorf("devicesync: listen on %s: %w", n.cfg.Listen, err)
 	}
@@ -807,6 +812,7 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 		}
 	}
 	n.closeFetchesLocked(false)
+	n.keepBookLocked()
 	if n.membershipKeyLocked() == before {
 		return nil
 	}

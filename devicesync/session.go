@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/reach"
 )
 
 const (
 	handshakeTimeout = 10 * time.Second
 	dialTimeout      = 5 * time.Second
-	backoffMin       = 100 * time.Millisecond
-	backoffMax       = 10 * time.Second
+	backoffMin       = reach.DefaultMin
 	// dialRecheck bounds how long the dial loop sleeps with no dial due.
 	dialRecheck = 5 * time.Second
 )
@@ -653,9 +653,10 @@ type dialTarget struct {
 	device    engine.DeviceID // learned after a connection, or from a profile
 	permanent bool            // from Config.Peers or an invite
 	found     time.Time       // last mDNS answer for it (real time); zero: none
-	dialing   bool
-	backoff   time.Duration
-	next      time.Time
+	// remembered: the address book holds it for device (remember.go).
+	remembered bool
+	dialing    bool
+	backoff    reach.Backoff // real time
 }
 
 // dialLoop keeps one connection to every reachable member: it dials the
@@ -685,8 +686,8 @@ func (n *Node) dialLoop() {
 			if tg.device != "" && !n.glog.isMember(tg.device) {
 				continue
 			}
-			if now.Before(tg.next) {
-				wait = min(wait, tg.next.Sub(now))
+			if !tg.backoff.Due(now) {
+				wait = min(wait, tg.backoff.Next().Sub(now))
 				continue
 			}
 			tg.dialing = true
@@ -723,11 +724,20 @@ func (n *Node) refreshTargetsLocked() {
 			current[a] = id
 		}
 	}
+	remembered := map[string]engine.DeviceID{}
+	for dev := range n.book.Members {
+		if id := engine.DeviceID(dev); id != n.id && n.glog.isMember(id) {
+			for _, a := range n.book.Addrs(dev) {
+				remembered[a] = id
+			}
+		}
+	}
 	now := time.Now()
 	for a, t := range n.targets {
 		_, announced := current[a]
+		_, t.remembered = remembered[a]
 		switch {
-		case t.permanent || t.dialing || announced:
+		case t.permanent || t.dialing || announced || t.remembered:
 		case t.device != "" && !n.glog.isMember(t.device), now.Sub(t.found) > mdnsTargetTTL:
 			delete(n.targets, a)
 		}
@@ -735,6 +745,11 @@ func (n *Node) refreshTargetsLocked() {
 	for a, id := range current {
 		if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
 			n.targets[a] = &dialTarget{addr: a, device: id}
+		}
+	}
+	for a, id := range remembered {
+		if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
+			n.targets[a] = &dialTarget{addr: a, device: id, remembered: true}
 		}
 	}
 	n.updateMemberSourcesLocked()
@@ -755,11 +770,13 @@ func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
 		tg.device = peer
 	}
 	if ok {
-		tg.backoff = backoffMin
+		tg.backoff.Succeeded(time.Now())
+		if n.glog.isMember(peer) {
+			n.rememberLocked(peer, tg.addr)
+		}
 	} else {
-		tg.backoff = min(max(2*tg.backoff, backoffMin), backoffMax)
+		tg.backoff.Failed(time.Now())
 	}
-	tg.next = time.Now().Add(tg.backoff)
 	n.mu.Unlock()
 	n.signalWake() // the loop schedules the next dial
 }
