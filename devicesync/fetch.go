@@ -166,8 +166,11 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 		return nil, fmt.Errorf("%w: %s", ErrUnknownDevice, peer)
 	}
 	var addrs []string
-	if s := n.sessions[peer]; s != nil && s.dialed {
+	var via engine.DeviceID
+	if s := n.sessions[peer]; s != nil && s.dialed && s.via == "" {
 		addrs = append(addrs, s.conn.RemoteAddr().String())
+	} else if s != nil && s.via != "" {
+		via = s.via
 	}
 	if m := n.glog.members[peer]; m != nil {
 		addrs = append(addrs, m.profile.Addresses...)
@@ -179,6 +182,14 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	}
 	n.mu.Unlock()
 	addrs = slices.Compact(addrs)
+	if via != "" {
+		// Reached through a carrier: through it first, then directly.
+		if c, err := n.dialFetchVia(ctx, via, peer); err == nil {
+			return c, nil
+		} else if errors.Is(err, ErrFetchLimit) {
+			return nil, err
+		}
+	}
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoAddress, peer)
 	}
@@ -207,6 +218,29 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	return nil, fmt.Errorf("devicesync: fetch connection to %s: %w", peer, errors.Join(errs...))
 }
 
+// dialFetchVia opens a fetch connection to peer through carrier via: the
+// fetch handshake runs end to end inside the carried stream.
+func (n *Node) dialFetchVia(ctx context.Context, via, peer engine.DeviceID) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchDialTimeout+n.relayLimits.AnswerWithin)
+	defer cancel()
+	n.mu.Lock()
+	addr := n.carrierAddrLocked(via)
+	n.mu.Unlock()
+	if addr == "" {
+		return nil, fmt.Errorf("%w: %s through %s", ErrNoAddress, peer, via)
+	}
+	raw, err := n.openRelay(ctx, addr, via, relayRequest{To: peer}, n.relayLimits.AnswerWithin)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := n.innerConfig(peer, FetchALPN)
+	if err != nil {
+		_ = raw.Close()
+		return nil, err
+	}
+	return n.fetchOver(ctx, raw, conf, peer, string(via))
+}
+
 func (n *Node) dialFetchAt(ctx context.Context, addr string, conf *tls.Config, peer engine.DeviceID) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchDialTimeout)
 	defer cancel()
@@ -215,6 +249,12 @@ func (n *Node) dialFetchAt(ctx context.Context, addr string, conf *tls.Config, p
 	if err != nil {
 		return nil, err
 	}
+	return n.fetchOver(ctx, raw, conf, peer, addr)
+}
+
+// fetchOver runs the fetch handshake with peer over raw (at where) and
+// tracks the connection.
+func (n *Node) fetchOver(ctx context.Context, raw net.Conn, conf *tls.Config, peer engine.DeviceID, where string) (net.Conn, error) {
 	tc := tls.Client(raw, conf)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		_ = tc.Close()
@@ -222,7 +262,7 @@ func (n *Node) dialFetchAt(ctx context.Context, addr string, conf *tls.Config, p
 	}
 	if tc.ConnectionState().NegotiatedProtocol != FetchALPN {
 		_ = tc.Close()
-		return nil, fmt.Errorf("devicesync: %s does not serve fetch connections", addr)
+		return nil, fmt.Errorf("devicesync: %s does not serve fetch connections", where)
 	}
 	c := &fetchConn{Conn: tc, n: n, peer: peer}
 	n.mu.Lock()

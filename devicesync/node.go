@@ -17,6 +17,7 @@ import (
 
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/reach"
+	"github.com/furudesk/furudesk/relay"
 )
 
 // Clock is the wall clock the node reads for protocol time: op HLCs, invite
@@ -62,6 +63,13 @@ type Config struct {
 	// pairWindow replaces PairWindow in tests that wait for it to pass.
 	pairWindow time.Duration
 
+	// Carry makes this device carry streams between members that cannot
+	// reach each other directly (Settings › Carry other devices'
+	// traffic; on for a headless box).
+	Carry bool
+	// RelayLimits bound what it carries (zero: relay.DefaultLimits()).
+	RelayLimits relay.Limits
+
 	// gateClock is the clock of the inbound gate's backoffs and budgets
 	// (tests); nil is the real monotonic clock.
 	gateClock Clock
@@ -88,6 +96,11 @@ func (c Config) Validate() error {
 	for _, p := range c.Peers {
 		if _, _, err := net.SplitHostPort(p); err != nil {
 			return fmt.Errorf("devicesync: Config.Peers entry %q: %v", p, err)
+		}
+	}
+	if c.RelayLimits != (relay.Limits{}) {
+		if err := c.RelayLimits.Validate(); err != nil {
+			return err
 		}
 	}
 	if c.Limits != (Limits{}) {
@@ -148,6 +161,7 @@ type Node struct {
 		duplicate, unsigned, badSig, unknownOrigin                        atomic.Uint64
 		memberBytes, outsiderBytes                                        atomic.Uint64
 		relayed, relayDup, relayLimited                                   atomic.Uint64
+		relayStreams, relayBytes                                          atomic.Uint64
 	}
 
 	mu         sync.Mutex
@@ -172,7 +186,15 @@ type Node struct {
 	// book is what this device remembers to find members again
 	// (remember.go).
 	book *reach.Book
-	mdns func()
+	// carrier, legs: the streams this device carries for others;
+	// viaTries: its relayed dials to members, answering: relay calls it
+	// is answering now (carry.go).
+	carrier     *relay.Carrier
+	relayLimits relay.Limits
+	legs        map[string]*legs
+	viaTries    map[engine.DeviceID]*viaTry
+	answering   int
+	mdns        func()
 	// fetchHandler serves inbound fetch connections; fetches are the
 	// open ones, both ways, by peer (fetch.go).
 	fetchHandler FetchHandler
@@ -209,6 +231,10 @@ func New(cfg Config) (*Node, error) {
 		relayBudget: map[engine.DeviceID]*tokenBucket{},
 	}
 	n.id = DeviceIDFromPublicKey(n.pub)
+	n.relayLimits = cmp.Or(cfg.RelayLimits, relay.DefaultLimits())
+	n.carrier = relay.NewCarrier(string(n.id), cfg.Carry, n.relayLimits)
+	n.legs = map[string]*legs{}
+	n.viaTries = map[engine.DeviceID]*viaTry{}
 	if n.clock == nil {
 		n.clock = realClock{}
 	}
@@ -385,6 +411,9 @@ func (n *Node) Counters() Counters {
 		UnsignedOps:   n.c.unsigned.Load(),
 		BadSignature:  n.c.badSig.Load(),
 		UnknownOrigin: n.c.unknownOrigin.Load(),
+
+		RelayStreams: n.c.relayStreams.Load(),
+		RelayBytes:   n.c.relayBytes.Load(),
 	}
 }
 
@@ -420,7 +449,7 @@ func (n *Node) devicesLocked() []DeviceInfo {
 		m := n.glog.members[id]
 		d := DeviceInfo{ID: id, Name: m.profile.Name, Fingerprint: Fingerprint(n.glog.keys[id]), Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
 		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
-			d.Online = true
+			d.Online, d.Via = true, s.via
 		} else if h := n.held[id]; h != nil && !h.relayedAt.IsZero() && now.Sub(h.relayedAt) <= OnlineWindow {
 			// Not connected, but its snapshots reach us through others.
 			d.Online, d.Relayed = true, true
@@ -813,6 +842,7 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 	}
 	n.closeFetchesLocked(false)
 	n.keepBookLocked()
+	n.cutRelaysLocked()
 	if n.membershipKeyLocked() == before {
 		return nil
 	}
@@ -977,6 +1007,8 @@ func (n *Node) sendHelloLocked(s *session) {
 		Profile: n.selfProfile(),
 		Devices: n.glog.memberIDs(),
 		Vector:  n.glog.vectorCopy(),
+		Carries: n.cfg.Carry,
+		Reaches: n.directReachLocked(),
 	}, MaxLineBytes)
 	if err != nil {
 		n.log.Error("devicesync: hello", "err", err)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,10 +59,17 @@ type session struct {
 	// write loop pushes again once it has sent what is queued.
 	more atomic.Bool
 
+	// via is the member carrying this session's stream; "" when direct.
+	via engine.DeviceID
+
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
-	lastHeard  time.Time
-	pairReq    *pendingReq // restricted sessions: the request it made
+	// peerCarries and peerReaches are what the peer's latest hello said:
+	// it carries others' streams, and the members it reaches directly.
+	peerCarries bool
+	peerReaches []engine.DeviceID
+	lastHeard   time.Time
+	pairReq     *pendingReq // restricted sessions: the request it made
 }
 
 func newSession(n *Node, conn *tls.Conn, key ed25519.PublicKey, dialed bool) *session {
@@ -263,7 +271,7 @@ func (n *Node) acceptLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyInbound)
-	conf.NextProtos = []string{ALPN, FetchALPN}
+	conf.NextProtos = []string{ALPN, FetchALPN, RelayALPN}
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
@@ -325,6 +333,12 @@ func (n *Node) updateMemberSourcesLocked() {
 // dialed. It reports the peer and whether the peer greeted it as a member
 // (a device that refuses this one does not reset the dial backoff).
 func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool) {
+	return n.handshakeAndServeVia(tc, t, "")
+}
+
+// handshakeAndServeVia is handshakeAndServe of a connection that is a
+// stream carried by member via ("" for a direct one).
+func (n *Node) handshakeAndServeVia(tc *tls.Conn, t *ticket, via engine.DeviceID) (engine.DeviceID, bool) {
 	dialed := t == nil
 	if dialed {
 		_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
@@ -343,6 +357,11 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 		n.serveFetch(tc, t, key)
 		return "", false
 	}
+	if st.NegotiatedProtocol == RelayALPN && !dialed && via == "" && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.serveRelay(tc, t, key)
+		return "", false
+	}
 	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
 		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
 		n.c.refused.Add(1)
@@ -352,6 +371,7 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 	key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
 	s := newSession(n, tc, key, dialed)
 	s.ticket = t
+	s.via = via
 
 	n.mu.Lock()
 	member := n.glog.isMember(s.peer)
@@ -401,8 +421,14 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 	var evs []Event
 	if old := n.sessions[s.peer]; old != nil {
 		// A session already closed (its end not yet handled) is no
-		// reason to refuse its successor.
-		if !old.closed() && !s.outranks(old) && !n.silentLocked(old) {
+		// reason to refuse its successor. A direct session is preferred
+		// to a relayed one, on both ends alike.
+		switch {
+		case old.closed() || n.silentLocked(old):
+		case old.via != "" && s.via == "":
+		case old.via == "" && s.via != "":
+			return false, nil
+		case !s.outranks(old):
 			return false, nil
 		}
 		old.close()
@@ -411,7 +437,7 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 	}
 	n.sessions[s.peer] = s
 	s.lastHeard = n.clock.Now()
-	if t := n.targets[s.conn.RemoteAddr().String()]; t != nil && s.dialed {
+	if t := n.targets[s.conn.RemoteAddr().String()]; t != nil && s.dialed && s.via == "" {
 		t.device = s.peer
 	}
 	go s.writeLoop()
@@ -560,7 +586,28 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 		for k, v := range m.Vector {
 			s.peerVector[k] = v
 		}
+		if s.peerCarries != m.Carries || !slices.Equal(s.peerReaches, m.Reaches) {
+			s.peerCarries, s.peerReaches = m.Carries, m.Reaches
+			n.signalWake() // a member may be reachable through it now
+		}
 		n.sendMissingLocked(s)
+	case relayCallMsg:
+		if s.via != "" || !n.glog.isMember(m.From) || m.From == n.id {
+			n.c.refused.Add(1)
+			return nil, ""
+		}
+		if n.answering >= maxRelayAnswers {
+			n.c.relayLimited.Add(1)
+			return nil, ""
+		}
+		n.answering++
+		n.wg.Add(1)
+		go func() {
+			n.answerRelay(s.peer, m.From, m.Token)
+			n.mu.Lock()
+			n.answering--
+			n.mu.Unlock()
+		}()
 	case opsMsg:
 		return n.applyRemoteOpsLocked(s, m.Ops)
 	case snapshotMsg:
@@ -694,6 +741,7 @@ func (n *Node) dialLoop() {
 			n.wg.Add(1)
 			go n.dial(tg, conf)
 		}
+		wait = min(wait, n.relayDueLocked(now))
 		n.mu.Unlock()
 		t.Reset(max(wait, backoffMin))
 		select {
