@@ -242,6 +242,9 @@ func (n *Node) copyLimited(dst, src net.Conn) {
 		k, err := src.Read(buf)
 		if k > 0 {
 			n.c.relayBytes.Add(uint64(k))
+			if n.relayTap != nil {
+				n.relayTap(buf[:k])
+			}
 			if !bucket.take(float64(k), time.Now()) {
 				time.Sleep(bucket.wait(time.Now())) // rate limit, real time
 			}

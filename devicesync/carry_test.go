@@ -1,11 +1,13 @@
 package devicesync
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
 	"io"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,11 +16,13 @@ import (
 
 func withCarry() nodeOpt { return func(cfg *Config) { cfg.Carry = true } }
 
+func withRelayTap(f func([]byte)) nodeOpt { return func(cfg *Config) { cfg.relayTap = f } }
+
 // carriedLine is lineOfThree with b carrying streams: a and c reach each
 // other only through b.
-func carriedLine(t *testing.T) (a, b, c *testNode) {
+func carriedLine(t *testing.T, opts ...nodeOpt) (a, b, c *testNode) {
 	t.Helper()
-	b = startNode(t, "b", withCarry())
+	b = startNode(t, "b", append([]nodeOpt{withCarry()}, opts...)...)
 	a = startNode(t, "a", withAdvertise("127.0.0.1:1"))
 	c = startNode(t, "c", withAdvertise("127.0.0.1:1"))
 	pair(t, b, a)
@@ -39,7 +43,13 @@ func viaOf(n *testNode, id engine.DeviceID) (bool, engine.DeviceID) {
 // through the member both reach, and say so; commands and fetches work
 // over it; revoking one end cuts the carried stream at once.
 func TestSessionThroughACarrier(t *testing.T) {
-	a, b, c := carriedLine(t)
+	var tapMu sync.Mutex
+	var carried []byte
+	a, b, c := carriedLine(t, withRelayTap(func(p []byte) {
+		tapMu.Lock()
+		carried = append(carried, p...)
+		tapMu.Unlock()
+	}))
 	began := time.Now()
 	a.waitUntil("c through b", func() bool { on, via := viaOf(a, c.ID()); return on && via == b.ID() })
 	c.waitUntil("a through b", func() bool { on, via := viaOf(c, a.ID()); return on && via == b.ID() })
@@ -77,6 +87,14 @@ func TestSessionThroughACarrier(t *testing.T) {
 		t.Fatalf("echo through b: %q, %v", got, err)
 	}
 	fc.Close()
+	tapMu.Lock()
+	// The tap sees the inner handshake (its ALPN travels in the clear in
+	// a ClientHello) but never the fetch's data.
+	if !bytes.Contains(carried, []byte(FetchALPN)) || bytes.Contains(carried, msg) {
+		t.Errorf("b carried %d bytes: inner fetch handshake among them %v, the fetch's plaintext %v; want the handshake, ciphertext only",
+			len(carried), bytes.Contains(carried, []byte(FetchALPN)), bytes.Contains(carried, msg))
+	}
+	tapMu.Unlock()
 
 	// Revoked: the carrier cuts its streams with c, a drops the session.
 	before := b.Counters().RelayBytes

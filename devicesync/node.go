@@ -70,6 +70,9 @@ type Config struct {
 	// RelayLimits bound what it carries (zero: relay.DefaultLimits()).
 	RelayLimits relay.Limits
 
+	// relayTap sees the bytes this device carries for others (tests).
+	relayTap func([]byte)
+
 	// gateClock is the clock of the inbound gate's backoffs and budgets
 	// (tests); nil is the real monotonic clock.
 	gateClock Clock
@@ -194,7 +197,10 @@ type Node struct {
 	legs        map[string]*legs
 	viaTries    map[engine.DeviceID]*viaTry
 	answering   int
-	mdns        func()
+	// relayTap sees every byte this device carries (tests: the carrier
+	// sees only ciphertext). Set before Start.
+	relayTap func([]byte)
+	mdns     func()
 	// fetchHandler serves inbound fetch connections; fetches are the
 	// open ones, both ways, by peer (fetch.go).
 	fetchHandler FetchHandler
@@ -234,6 +240,7 @@ func New(cfg Config) (*Node, error) {
 	n.relayLimits = cmp.Or(cfg.RelayLimits, relay.DefaultLimits())
 	n.carrier = relay.NewCarrier(string(n.id), cfg.Carry, n.relayLimits)
 	n.legs = map[string]*legs{}
+	n.relayTap = cfg.relayTap
 	n.viaTries = map[engine.DeviceID]*viaTry{}
 	if n.clock == nil {
 		n.clock = realClock{}

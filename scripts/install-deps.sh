@@ -18,7 +18,7 @@ build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev libasound2-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev make nasm patch xz-utils)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
-  libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool)
+  libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool nftables)
 bench_pkgs=(python3 python3-xlib)
 web_pkgs=(chromium)
 
