@@ -171,3 +171,45 @@ func TestDirectReplacesRelayed(t *testing.T) {
 	a.waitUntil("c directly", func() bool { on, via := viaOf(a, c.ID()); return on && via == "" })
 	c.waitUntil("a directly", func() bool { on, via := viaOf(c, a.ID()); return on && via == "" })
 }
+
+// The box reaches nobody behind a NAT, yet fetches from the laptop that
+// dialed it: the laptop dials back on request. A stranger's fetch-back
+// connection with a made-up token is refused.
+func TestFetchDialedBack(t *testing.T) {
+	b := startNode(t, "box")
+	a := startNode(t, "laptop", withAdvertise("127.0.0.1:1"))
+	pair(t, b, a) // a dialed b; b cannot dial a
+	a.HandleFetch(func(peer engine.DeviceID, conn net.Conn) {
+		_, _ = conn.Write([]byte("catalog of " + string(peer) + "\n"))
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	fc, err := b.DialFetch(ctx, a.ID())
+	if err != nil {
+		t.Fatalf("the box fetches from the laptop: %v", err)
+	}
+	defer fc.Close()
+	_ = fc.SetReadDeadline(time.Now().Add(waitTimeout))
+	line, err := readRelayLine(fc)
+	if err != nil || string(line) != "catalog of "+string(b.ID()) {
+		t.Fatalf("read %q, %v", line, err)
+	}
+
+	cert, err := selfCertificate(a.key, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", b.Addr().String(), &tls.Config{
+		MinVersion: tls.VersionTLS13, Certificates: []tls.Certificate{cert},
+		NextProtos: []string{FetchBackALPN}, InsecureSkipVerify: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, _ = conn.Write([]byte("made-up-token\n"))
+	_ = conn.SetReadDeadline(time.Now().Add(waitTimeout))
+	if _, err := conn.Read(make([]byte, 1)); err == nil {
+		t.Error("a fetch-back connection with an unknown token stayed open")
+	}
+}

@@ -167,10 +167,13 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	}
 	var addrs []string
 	var via engine.DeviceID
+	back := false
 	if s := n.sessions[peer]; s != nil && s.dialed && s.via == "" {
 		addrs = append(addrs, s.conn.RemoteAddr().String())
 	} else if s != nil && s.via != "" {
 		via = s.via
+	} else if s != nil {
+		back = true // it dialed in: it can dial back
 	}
 	if m := n.glog.members[peer]; m != nil {
 		addrs = append(addrs, m.profile.Addresses...)
@@ -182,16 +185,24 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	}
 	n.mu.Unlock()
 	addrs = slices.Compact(addrs)
-	if via != "" {
-		// Reached through a carrier: through it first, then directly.
-		if c, err := n.dialFetchVia(ctx, via, peer); err == nil {
-			return c, nil
-		} else if errors.Is(err, ErrFetchLimit) {
-			return nil, err
+	var errs []error
+	if via != "" || back {
+		// Reached through a carrier: through it first; connected only
+		// because it dialed in: it dials back first. Then directly.
+		var c net.Conn
+		var err error
+		if back {
+			c, err = n.dialFetchBack(ctx, peer)
+		} else {
+			c, err = n.dialFetchVia(ctx, via, peer)
 		}
+		if err == nil || errors.Is(err, ErrFetchLimit) {
+			return c, err
+		}
+		errs = append(errs, err)
 	}
 	if len(addrs) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNoAddress, peer)
+		return nil, fmt.Errorf("%w: %s", ErrNoAddress, errors.Join(append(errs, errors.New(string(peer)))...))
 	}
 	cert, err := n.cert()
 	if err != nil {
@@ -204,7 +215,6 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 		return n.verifyMember(k)
 	})
 	conf.NextProtos = []string{FetchALPN}
-	var errs []error
 	for _, a := range addrs {
 		c, err := n.dialFetchAt(ctx, a, conf, peer)
 		if err == nil {

@@ -197,6 +197,11 @@ type Node struct {
 	legs        map[string]*legs
 	viaTries    map[engine.DeviceID]*viaTry
 	answering   int
+	// backWaiters are fetches waiting for their member to dial back, by
+	// token; fetchBacks counts the dial-backs this device runs
+	// (fetchback.go).
+	backWaiters map[string]*backWaiter
+	fetchBacks  int
 	// relayTap sees every byte this device carries (tests: the carrier
 	// sees only ciphertext). Set before Start.
 	relayTap func([]byte)
@@ -240,6 +245,7 @@ func New(cfg Config) (*Node, error) {
 	n.relayLimits = cmp.Or(cfg.RelayLimits, relay.DefaultLimits())
 	n.carrier = relay.NewCarrier(string(n.id), cfg.Carry, n.relayLimits)
 	n.legs = map[string]*legs{}
+	n.backWaiters = map[string]*backWaiter{}
 	n.relayTap = cfg.relayTap
 	n.viaTries = map[engine.DeviceID]*viaTry{}
 	if n.clock == nil {

@@ -271,7 +271,7 @@ func (n *Node) acceptLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyInbound)
-	conf.NextProtos = []string{ALPN, FetchALPN, RelayALPN}
+	conf.NextProtos = []string{ALPN, FetchALPN, RelayALPN, FetchBackALPN}
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
@@ -355,6 +355,11 @@ func (n *Node) handshakeAndServeVia(tc *tls.Conn, t *ticket, via engine.DeviceID
 	if st.NegotiatedProtocol == FetchALPN && !dialed && len(st.PeerCertificates) > 0 {
 		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
 		n.serveFetch(tc, t, key)
+		return "", false
+	}
+	if st.NegotiatedProtocol == FetchBackALPN && !dialed && via == "" && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.acceptFetchBack(tc, t, key)
 		return "", false
 	}
 	if st.NegotiatedProtocol == RelayALPN && !dialed && via == "" && len(st.PeerCertificates) > 0 {
@@ -591,6 +596,14 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 			n.signalWake() // a member may be reachable through it now
 		}
 		n.sendMissingLocked(s)
+	case fetchCallMsg:
+		if !s.dialed || s.via != "" || n.fetchHandler == nil || n.fetchBacks >= maxFetchBacks {
+			n.c.refused.Add(1)
+			return nil, ""
+		}
+		n.fetchBacks++
+		n.wg.Add(1)
+		go n.answerFetchCall(s.peer, s.conn.RemoteAddr().String(), m.Token)
 	case relayCallMsg:
 		if s.via != "" || !n.glog.isMember(m.From) || m.From == n.id {
 			n.c.refused.Add(1)

@@ -181,6 +181,12 @@ func decodeLine(line []byte) (message, error) {
 			err = errors.New("no state")
 		}
 		m = v
+	case typeFetchCall:
+		var v fetchCallMsg
+		if err = json.Unmarshal(line, &v); err == nil {
+			err = v.validate()
+		}
+		m = v
 	case typeRelayCall:
 		var v relayCallMsg
 		if err = json.Unmarshal(line, &v); err == nil {

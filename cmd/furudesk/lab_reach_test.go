@@ -207,10 +207,14 @@ func TestLabReach(t *testing.T) {
 		t.Run(nat.name, func(t *testing.T) {
 			lab := newNATLab(t, nat.symmetric)
 			c := labCluster(t, lab)
+			box, laptop, desktop := c.node("box"), c.node("laptop"), c.node("desktop")
+			// Track 1 is only on the laptop: the desktop streams it
+			// through the box.
+			box.keepMusic()
+			desktop.keepMusic(0)
 			for _, n := range c.nodes {
 				n.start()
 			}
-			box, laptop, desktop := c.node("box"), c.node("laptop"), c.node("desktop")
 			// The lab's premise: the laptop and the desktop reach the box,
 			// nothing reaches them, and they do not reach each other.
 			for _, p := range []struct {
@@ -237,7 +241,7 @@ func TestLabReach(t *testing.T) {
 			})
 			t.Logf("%s: laptop and desktop connected through the box %v after pairing", nat.name, time.Since(paired).Round(time.Millisecond))
 
-			ids := c.scanned()
+			ids := c.trackIDs(nil)
 			laptop.ctl("transfer", laptop.id)
 			laptop.ctl("play", ids[0], ids[1])
 			waitFor(t, 20*time.Second, "the laptop plays", func() bool { st := laptop.status(); return st.Rendering && st.Output.Playing })
@@ -276,12 +280,26 @@ func TestLabReach(t *testing.T) {
 				percentile(direct, 0.5).Round(time.Millisecond), percentile(direct, 0.95).Round(time.Millisecond))
 			waitFor(t, 10*time.Second, "the laptop plays again", func() bool { return laptop.status().Playing })
 
-			// Hand the output over through the relay: exactly one renderer.
+			// Hand the output over through the relay, and stream the
+			// laptop's track 1 through it: exactly one renderer, sound.
 			desktop.ctl("transfer", desktop.id)
 			waitFor(t, 20*time.Second, "the desktop plays", func() bool {
 				r := c.renderers(c.nodes)
 				return len(r) == 1 && r[0] == desktop && desktop.status().Output.Playing
 			})
+			at := time.Now()
+			desktop.ctl("play", ids[1])
+			waitFor(t, 30*time.Second, "the desktop streams the laptop's track through the box", func() bool {
+				st := desktop.status()
+				return st.Source == app.SourceStream && st.Holder == engine.DeviceID(laptop.id) && st.Output.Playing
+			})
+			// Track 1's pitch (1600 Hz and up; track 0 stays below 1400)
+			// on the desktop's sink: the streamed track sounds.
+			waitFor(t, 30*time.Second, "the streamed track sounds on the desktop", func() bool {
+				return freqAt(desktop.rec, desktop.rec.frames()-rate/10-1) > 1550
+			})
+			t.Logf("%s: a track only the laptop has, streamed to the desktop through the box: its pitch on the desktop's sink %v after play (ctl and recorder included)",
+				nat.name, time.Since(at).Round(time.Millisecond))
 			w := watchGroup(t, c.nodes, 5*time.Second)
 			if w.twoRenderers > 0 || w.changes != 0 {
 				t.Errorf("%s: after the transfer: %d ownership changes, %v with two renderers", nat.name, w.changes, w.twoRenderers)
