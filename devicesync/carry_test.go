@@ -20,7 +20,7 @@ func withRelayTap(f func([]byte)) nodeOpt { return func(cfg *Config) { cfg.relay
 
 // carriedLine is lineOfThree with b carrying streams: a and c reach each
 // other only through b.
-func carriedLine(t *testing.T, opts ...nodeOpt) (a, b, c *testNode) {
+func carriedLine(t testing.TB, opts ...nodeOpt) (a, b, c *testNode) {
 	t.Helper()
 	b = startNode(t, "b", append([]nodeOpt{withCarry()}, opts...)...)
 	a = startNode(t, "a", withAdvertise("127.0.0.1:1"))
