@@ -505,3 +505,22 @@ type viaTry struct {
 	backoff    reach.Backoff
 	lastFailed string
 }
+
+// cutStreamsFromLocked closes the carried streams of member peer whose
+// leg comes from source: the member left that address (it roamed), so
+// the streams are dead though nothing told this device.
+func (n *Node) cutStreamsFromLocked(peer engine.DeviceID, source string) {
+	for _, tok := range n.carrier.Of(string(peer)) {
+		l := n.legs[tok]
+		if l == nil {
+			continue
+		}
+		for _, c := range []net.Conn{l.from, l.to} {
+			if c != nil && sourceOf(c.RemoteAddr()) == source {
+				n.log.Info("devicesync: cutting relayed stream", "reason", "its device moved", "peer", string(peer))
+				go l.close()
+				break
+			}
+		}
+	}
+}

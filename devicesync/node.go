@@ -202,6 +202,9 @@ type Node struct {
 	// (fetchback.go).
 	backWaiters map[string]*backWaiter
 	fetchBacks  int
+	// localIPs are this device's interface addresses at the last look
+	// (roamLocked).
+	localIPs []string
 	// relayTap sees every byte this device carries (tests: the carrier
 	// sees only ciphertext). Set before Start.
 	relayTap func([]byte)
@@ -301,6 +304,7 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	n.ln = ln
+	n.localIPs = localIPs()
 	n.mu.Lock()
 	n.addrs = n.cfg.Advertise
 	if n.addrs == nil {
@@ -990,7 +994,7 @@ func (n *Node) signalWake() {
 // connection is never closed by the peer's read deadline.
 func (n *Node) syncLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(min(n.sync, n.limits.PeerTimeout/3))
+	t := time.NewTicker(n.keepalive())
 	defer t.Stop()
 	for {
 		select {
@@ -998,7 +1002,9 @@ func (n *Node) syncLoop() {
 			return
 		case <-t.C:
 		}
+		ips := localIPs()
 		n.mu.Lock()
+		n.roamLocked(ips)
 		for _, s := range n.sessions {
 			n.sendHelloLocked(s)
 		}

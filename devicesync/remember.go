@@ -2,6 +2,8 @@ package devicesync
 
 import (
 	"net"
+	"slices"
+	"time"
 
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/reach"
@@ -89,3 +91,50 @@ func (n *Node) keepBookLocked() {
 		n.saveBookLocked()
 	}
 }
+
+// localIPs lists this device's interface addresses (IPs).
+func localIPs() []string {
+	var out []string
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if ipn, ok := a.(*net.IPNet); ok {
+			out = append(out, ipn.IP.String())
+		}
+	}
+	return out
+}
+
+// roamLocked notices this device moving to another network: when one of
+// its addresses went away it closes the connections bound to it (their
+// peers cannot reach it there any more, and it would otherwise wait for
+// a read deadline), dials every member again at once, and announces its
+// new addresses when they are derived from the interfaces.
+func (n *Node) roamLocked(ips []string) {
+	gone := reach.Moved(n.localIPs, ips)
+	n.localIPs = ips
+	if len(gone) == 0 {
+		return
+	}
+	n.log.Info("devicesync: this device's network changed, reconnecting", "gone", gone)
+	for _, s := range n.sessions {
+		if a, ok := s.conn.LocalAddr().(*net.TCPAddr); ok && slices.Contains(gone, a.IP.String()) {
+			s.close()
+		}
+	}
+	for _, tg := range n.targets {
+		tg.backoff.Reset()
+	}
+	for _, v := range n.viaTries {
+		v.backoff.Reset()
+	}
+	if n.cfg.Advertise == nil && n.ln != nil {
+		n.addrs = advertiseAddrs(n.ln.Addr())
+		if err := n.refreshProfileLocked(); err != nil {
+			n.log.Warn("devicesync: announce the new addresses", "err", err)
+		}
+	}
+	n.signalWake()
+}
+
+// keepalive is the period of the hellos every live connection carries.
+func (n *Node) keepalive() time.Duration { return min(n.sync, n.limits.PeerTimeout/3) }

@@ -148,3 +148,26 @@ func TestBadStoredBookIsReplaced(t *testing.T) {
 		t.Errorf("stored book %+v (%v), want a valid one with port %d", bk, err, portOf(t, a))
 	}
 }
+
+// A device whose address went away (it left that network) drops the
+// connections bound to it at once and dials again, without waiting for a
+// read deadline.
+func TestRoamingRedialsAtOnce(t *testing.T) {
+	ns := startGroup(t, "a", "b")
+	a, b := ns[0], ns[1]
+	a.Node.mu.Lock()
+	old := a.sessions[b.ID()]
+	a.localIPs = []string{"127.0.0.1", "192.0.2.77"}
+	a.roamLocked([]string{"192.0.2.77"}) // 127.0.0.1 "went away"
+	a.Node.mu.Unlock()
+	if !old.closed() {
+		t.Fatal("the connection bound to the address that went away is open")
+	}
+	a.waitUntil("a new connection to b", func() bool {
+		a.Node.mu.Lock()
+		defer a.Node.mu.Unlock()
+		s := a.sessions[b.ID()]
+		return s != nil && s != old && !s.closed()
+	})
+	connected(t, a, b)
+}

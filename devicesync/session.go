@@ -430,6 +430,9 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 		// to a relayed one, on both ends alike.
 		switch {
 		case old.closed() || n.silentLocked(old):
+		case old.via == s.via && reach.Replace(old.source, s.source, old.lastHeard, n.clock.Now(), n.keepalive()+n.keepalive()/2):
+			// it moved to another network: the old one is dead
+			n.log.Info("devicesync: a member came back from another address", "peer", string(s.peer), "was", old.source, "now", s.source)
 		case old.via != "" && s.via == "":
 		case old.via == "" && s.via != "":
 			return false, nil
@@ -437,6 +440,11 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 			return false, nil
 		}
 		old.close()
+		if old.via == "" && s.via == "" && old.source != s.source {
+			// The streams this device carries for it from there are as
+			// dead as the old connection (it roamed).
+			n.cutStreamsFromLocked(s.peer, old.source)
+		}
 	} else {
 		evs = append(evs, PeerOnline{Device: s.peer})
 	}

@@ -168,3 +168,30 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("custom bounds: wait %v, want 3s", c.Next().Sub(now))
 	}
 }
+
+func TestMoved(t *testing.T) {
+	if got := Moved(nil, []string{"10.1.0.2"}); len(got) != 0 {
+		t.Errorf("first look: %v gone", got)
+	}
+	got := Moved([]string{"10.1.0.2", "192.168.1.4", "10.1.0.2"}, []string{"192.168.1.4", "10.3.0.2"})
+	if !slices.Equal(got, []string{"10.1.0.2"}) {
+		t.Errorf("Moved = %v, want [10.1.0.2]", got)
+	}
+}
+
+func TestReplace(t *testing.T) {
+	ka := 2 * time.Second
+	for _, tc := range []struct {
+		old, new string
+		quiet    time.Duration
+		want     bool
+	}{
+		{"198.51.100.1", "198.51.100.2", 3 * time.Second, true},
+		{"198.51.100.1", "198.51.100.2", time.Second, false}, // heard lately: a second dial, not a move
+		{"198.51.100.1", "198.51.100.1", time.Minute, false}, // same address: the usual order decides
+	} {
+		if got := Replace(tc.old, tc.new, t0, t0.Add(tc.quiet), ka); got != tc.want {
+			t.Errorf("Replace(%s→%s after %v) = %v, want %v", tc.old, tc.new, tc.quiet, got, tc.want)
+		}
+	}
+}

@@ -214,3 +214,16 @@ func ChooseVia(target string, cands []Candidate, avoid func(via string) bool) st
 	}
 	return best
 }
+
+// Of returns the tokens of the calls and streams with dev at an end,
+// sorted.
+func (c *Carrier) Of(dev string) []string {
+	var out []string
+	for t, cl := range c.calls {
+		if cl.From == dev || cl.To == dev {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

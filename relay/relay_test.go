@@ -120,6 +120,9 @@ func TestCutRevoked(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if got := c.Of("A"); fmt.Sprint(got) != "[t0 t2]" {
+		t.Errorf("Of(A) = %v, want [t0 t2]", got)
+	}
 	got := c.Cut(members("A", "C"))
 	if fmt.Sprint(got) != "[t0 t1]" || c.Len() != 1 {
 		t.Errorf("Cut = %v with %d left, want [t0 t1] and one left", got, c.Len())

@@ -113,6 +113,22 @@ table ip filter {
 	return &natLab{netns: ns, boxIP: "198.51.100.10"}
 }
 
+// move takes device out of its home and plugs it into a new network
+// 10.n.0.0/24 behind router (NATed like its other home), as a laptop
+// carried to another place; its processes keep running.
+func (l *natLab) move(device, router string, n int) {
+	d, r := l.names[device], l.names[router]
+	l.run("ip", "-n", d, "link", "del", "eth0")
+	lan := fmt.Sprintf("lan%d", n)
+	l.run("ip", "link", "add", lan, "netns", r, "type", "veth", "peer", "name", "eth1", "netns", d)
+	l.run("ip", "-n", r, "addr", "add", fmt.Sprintf("10.%d.0.1/24", n), "dev", lan)
+	l.run("ip", "-n", d, "addr", "add", fmt.Sprintf("10.%d.0.2/24", n), "dev", "eth1")
+	l.run("ip", "-n", r, "link", "set", lan, "up")
+	l.run("ip", "-n", d, "link", "set", "eth1", "up")
+	l.run("ip", "-n", d, "route", "add", "default", "via", fmt.Sprintf("10.%d.0.1", n))
+	l.run("ip", "netns", "exec", r, "nft", "add", "rule", "ip", "filter", "lanout", "iifname", lan, "oifname", "wan", "accept")
+}
+
 // dials reports whether a TCP connection from device's namespace to addr
 // is accepted within two seconds.
 func (l *natLab) dials(device, addr string) bool {
@@ -366,6 +382,38 @@ func TestLabReach(t *testing.T) {
 				nat.name, room.Round(time.Millisecond), one.Round(time.Millisecond), w.changes, w.twoRenderers)
 			if w.twoRenderers > 0 || w.changes != 0 || w.backwards != 0 {
 				t.Errorf("%s: after the box came back: %d ownership changes, %d steps back, %v with two renderers", nat.name, w.changes, w.backwards, w.twoRenderers)
+			}
+
+			// Roaming: the laptop, playing, moves from the first home to
+			// a network behind the second router; it is back in the room
+			// (through the box) within 10 s, and one device renders.
+			laptop.ctl("transfer", laptop.id)
+			waitFor(t, 20*time.Second, "the laptop plays", func() bool {
+				r := c.renderers(c.nodes)
+				return len(r) == 1 && r[0] == laptop && laptop.status().Output.Playing
+			})
+			moved := time.Now()
+			lab.move("laptop", "r2", 3)
+			// Back in the room: a pause given on the desktop right after
+			// the move reaches the laptop (the old connections are dead;
+			// statuses that still show it online prove nothing).
+			desktop.ctl("pause")
+			waitFor(t, 20*time.Second, "the laptop obeys the desktop after the move", func() bool { return !laptop.status().Playing })
+			backIn := time.Since(moved)
+			desktop.ctl("resume")
+			waitFor(t, 20*time.Second, "the laptop back in the room", func() bool { return roomTogether(t, c.nodes) && laptop.status().Playing })
+			roomBack := time.Since(moved)
+			waitFor(t, 20*time.Second, "one renderer after the move", func() bool { return len(c.renderers(c.nodes)) == 1 })
+			settled := time.Since(moved)
+			_, via := deviceVia(desktop.status(), "laptop")
+			w = watchGroup(t, c.nodes, 5*time.Second)
+			t.Logf("%s: the laptop moved to another network while playing: a pause from the desktop reached it %v after the move, its own session with the desktop (through %q) back %v, one renderer %v after it; then %d ownership changes, %v with two renderers",
+				nat.name, backIn.Round(time.Millisecond), via, roomBack.Round(time.Millisecond), settled.Round(time.Millisecond), w.changes, w.twoRenderers)
+			if roomBack > 10*time.Second {
+				t.Errorf("%s: the laptop was back in the room %v after it moved, want within 10 s", nat.name, roomBack)
+			}
+			if w.twoRenderers > 0 || w.changes != 0 {
+				t.Errorf("%s: after the move: %d ownership changes, %v with two renderers", nat.name, w.changes, w.twoRenderers)
 			}
 		})
 	}
