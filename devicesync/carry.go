@@ -524,3 +524,27 @@ func (n *Node) cutStreamsFromLocked(peer engine.DeviceID, source string) {
 		}
 	}
 }
+
+// SetCarry turns carrying other members' streams on or off (Settings ›
+// Carry other devices' traffic). Turned off, the streams carried now are
+// closed, and members learn it from the next hello.
+func (n *Node) SetCarry(on bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.carry = on
+	for _, tok := range n.carrier.SetCarries(on) {
+		if l := n.legs[tok]; l != nil {
+			go l.close()
+		}
+	}
+	for _, s := range n.sessions {
+		n.sendHelloLocked(s)
+	}
+}
+
+// Carries reports whether this device carries other members' streams.
+func (n *Node) Carries() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.carry
+}

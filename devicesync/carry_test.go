@@ -157,6 +157,16 @@ func TestRelayRefusals(t *testing.T) {
 	if rep := dialRelay(t, a, c.key, relayRequest{To: b.ID()}); rep.OK || rep.Error == "" {
 		t.Errorf("a relay through a device that does not carry: %+v, want refused", rep)
 	}
+	// Turned off on b: its streams close, and a and c lose each other.
+	a.waitUntil("c through b", func() bool { on, via := viaOf(a, c.ID()); return on && via == b.ID() })
+	b.SetCarry(false)
+	if b.Carries() {
+		t.Error("b still carries")
+	}
+	a.waitUntil("a without c", func() bool { on, _ := viaOf(a, c.ID()); return !on })
+	if rep := dialRelay(t, b, a.key, relayRequest{To: c.ID()}); rep.OK {
+		t.Errorf("b carries after it was turned off: %+v", rep)
+	}
 }
 
 // When a direct connection works, it replaces the relayed one.

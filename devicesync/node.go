@@ -193,6 +193,7 @@ type Node struct {
 	// viaTries: its relayed dials to members, answering: relay calls it
 	// is answering now (carry.go).
 	carrier     *relay.Carrier
+	carry       bool // Config.Carry, then SetCarry
 	relayLimits relay.Limits
 	legs        map[string]*legs
 	viaTries    map[engine.DeviceID]*viaTry
@@ -247,6 +248,7 @@ func New(cfg Config) (*Node, error) {
 	n.id = DeviceIDFromPublicKey(n.pub)
 	n.relayLimits = cmp.Or(cfg.RelayLimits, relay.DefaultLimits())
 	n.carrier = relay.NewCarrier(string(n.id), cfg.Carry, n.relayLimits)
+	n.carry = cfg.Carry
 	n.legs = map[string]*legs{}
 	n.backWaiters = map[string]*backWaiter{}
 	n.relayTap = cfg.relayTap
@@ -1026,7 +1028,7 @@ func (n *Node) sendHelloLocked(s *session) {
 		Profile: n.selfProfile(),
 		Devices: n.glog.memberIDs(),
 		Vector:  n.glog.vectorCopy(),
-		Carries: n.cfg.Carry,
+		Carries: n.carry,
 		Reaches: n.directReachLocked(),
 	}, MaxLineBytes)
 	if err != nil {

@@ -227,3 +227,13 @@ func (c *Carrier) Of(dev string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// SetCarries changes the setting. Turned off, every call and stream is
+// dropped: their tokens are returned, sorted, for the caller to close.
+func (c *Carrier) SetCarries(on bool) []string {
+	c.carries = on
+	if on {
+		return nil
+	}
+	return c.Cut(func(string) bool { return false })
+}

@@ -224,3 +224,20 @@ func simCarrier(seed uint64) error {
 	}
 	return nil
 }
+
+func TestSetCarriesOffDropsAll(t *testing.T) {
+	c := NewCarrier("R", true, DefaultLimits())
+	if err := c.Open("t1", "A", "B", all, all, t0); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.SetCarries(false); fmt.Sprint(got) != "[t1]" || c.Len() != 0 || c.Carries() {
+		t.Errorf("SetCarries(false) = %v, %d left, carries %v", got, c.Len(), c.Carries())
+	}
+	if err := c.Open("t2", "A", "B", all, all, t0); !errors.Is(err, ErrNotCarrying) {
+		t.Errorf("Open after turning off: %v", err)
+	}
+	c.SetCarries(true)
+	if err := c.Open("t3", "A", "B", all, all, t0); err != nil {
+		t.Errorf("Open after turning on again: %v", err)
+	}
+}

@@ -38,6 +38,7 @@ type options struct {
 	// carry: carry streams between members that cannot reach each other
 	// (default: on with --headless, the always-on box).
 	carry      bool
+	carrySet   bool // --carry given: it wins over the stored choice
 	name       string
 	configJSON string
 	config     *engine.Config
@@ -149,13 +150,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return opts, fmt.Errorf("unexpected argument %q (see --help)", fs.Arg(0))
 	}
 	opts.peers, opts.music, opts.mdnsExclude = peers, music, mdnsEx
-	carrySet := false
 	fs.Visit(func(f *flag.Flag) {
 		opts.mdnsExcludeSet = opts.mdnsExcludeSet || f.Name == "mdns-exclude"
-		carrySet = carrySet || f.Name == "carry"
+		opts.carrySet = opts.carrySet || f.Name == "carry"
 	})
-	if !carrySet {
-		opts.carry = opts.headless
+	if !opts.carrySet {
+		opts.carry = opts.headless // unless the user chose in Settings (wire.go)
 	}
 	if opts.configJSON != "" {
 		c, err := engine.ParseConfig([]byte(opts.configJSON))
