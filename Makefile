@@ -10,7 +10,7 @@ SOAK ?= 20m
 BROWSE ?= 30m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean test-web
+.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean test-web lab-reach
 
 all: build
 
@@ -87,6 +87,12 @@ race: ffmpeg
 test-web: ffmpeg
 	@scripts/install-deps.sh --web
 	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayer' -v -timeout 10m
+
+## lab-reach: the NAT lab of issue 35 (root: network namespaces, nftables,
+## PulseAudio; about two minutes): devices behind two NATs reach each other
+## through the box; prints the figures (bin/lab-reach.txt)
+lab-reach: ffmpeg test-deps
+	@scripts/lab-reach.sh | tee bin/lab-reach.txt
 
 smoke: build test-deps
 	scripts/smoke.sh bin/furudesk bin/smoke.png

@@ -115,8 +115,12 @@ type DeviceStatus struct {
 	// Relayed says an online device is not reached directly: its
 	// snapshots come through other devices of the group.
 	Relayed bool `json:"relayed,omitempty"`
-	Owner   bool `json:"owner"`
-	Self    bool `json:"self"`
+	// Via and ViaName name the member that carries this device's
+	// connection when it is not reached directly ("through Living room").
+	Via     engine.DeviceID `json:"via,omitempty"`
+	ViaName string          `json:"via_name,omitempty"`
+	Owner   bool            `json:"owner"`
+	Self    bool            `json:"self"`
 	// Box: the device runs without a window (an always-on box).
 	Box bool `json:"box,omitempty"`
 	// Selectable says whether the device picker may offer this device:

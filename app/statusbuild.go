@@ -123,7 +123,15 @@ func (a *actor) buildStatus() Status {
 	devs := make([]DeviceStatus, 0, len(a.lastDevices))
 	for _, d := range a.lastDevices {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
-			Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID]}
+			Via: d.Via, Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID]}
+		if d.Via != "" {
+			ds.ViaName = string(d.Via)
+			for _, v := range a.lastDevices {
+				if v.ID == d.Via && v.Name != "" {
+					ds.ViaName = v.Name
+				}
+			}
+		}
 		if ds.Self {
 			s.Fingerprint, ds.Box = d.Fingerprint, a.opts.Box
 		}

@@ -99,3 +99,36 @@ func (s *SyncStore) LoadInvite(id string) (devicesync.InviteRecord, error) {
 	}
 	return devicesync.InviteRecord{ID: rec.ID, SecretHash: rec.SecretHash, Expires: rec.ExpiresAt, Used: rec.Used}, nil
 }
+
+// settingsDB is what SyncStore needs to keep the address book:
+// *storage.Store's settings.
+type settingsDB interface {
+	Setting(key string) (string, bool, error)
+	SetSetting(key, value string) error
+}
+
+var _ devicesync.AddressStore = (*SyncStore)(nil)
+
+// addressesKey is the setting that holds devicesync's address book (the
+// last listening port and the members' last good addresses).
+const addressesKey = "devicesync.addresses"
+
+// LoadAddresses implements devicesync.AddressStore; a database without
+// settings has no book.
+func (s *SyncStore) LoadAddresses() ([]byte, error) {
+	db, ok := s.db.(settingsDB)
+	if !ok {
+		return nil, nil
+	}
+	v, _, err := db.Setting(addressesKey)
+	return []byte(v), err
+}
+
+// SaveAddresses implements devicesync.AddressStore.
+func (s *SyncStore) SaveAddresses(b []byte) error {
+	db, ok := s.db.(settingsDB)
+	if !ok {
+		return nil
+	}
+	return db.SetSetting(addressesKey, string(b))
+}

@@ -270,3 +270,26 @@ func inviteIDOf(t *testing.T, db *storage.Store) string {
 	}
 	return inv[0].ID
 }
+
+// The address book lives in the database: a relaunch reads what the last
+// run saved.
+func TestSyncStoreKeepsAddressBook(t *testing.T) {
+	dir := t.TempDir()
+	_, key, _ := ed25519.GenerateKey(nil)
+	db := openSyncDB(t, dir, key)
+	s := NewSyncStore(db, nil)
+	if b, err := s.LoadAddresses(); err != nil || len(b) != 0 {
+		t.Fatalf("a new database holds a book: %q, %v", b, err)
+	}
+	want := []byte(`{"port":41234}`)
+	if err := s.SaveAddresses(want); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewSyncStore(openSyncDB(t, dir, key), nil).LoadAddresses()
+	if err != nil || string(got) != string(want) {
+		t.Errorf("after reopening: %q, %v; want %q", got, err, want)
+	}
+}

@@ -88,7 +88,10 @@ type DeviceInfo struct {
 	ProtocolVersion int
 	Online          bool
 	Relayed         bool
-	Self            bool
+	// Via is the member carrying this device's connection to it, when it
+	// is reached through another member; "" when direct (or offline).
+	Via  engine.DeviceID
+	Self bool
 }
 
 // Counters are totals of input that was refused or ignored, for tests and
@@ -110,4 +113,7 @@ type Counters struct {
 	UnsignedOps   uint64 // ops without a signature (devices of a version before signing)
 	BadSignature  uint64 // ops whose signature is not their origin's: forged origin or forged op
 	UnknownOrigin uint64 // ops of an origin the group holds no key for
+
+	RelayStreams uint64 // streams this device carried between two others
+	RelayBytes   uint64 // bytes it carried in them
 }

@@ -166,8 +166,14 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 		return nil, fmt.Errorf("%w: %s", ErrUnknownDevice, peer)
 	}
 	var addrs []string
-	if s := n.sessions[peer]; s != nil && s.dialed {
+	var via engine.DeviceID
+	back := false
+	if s := n.sessions[peer]; s != nil && s.dialed && s.via == "" {
 		addrs = append(addrs, s.conn.RemoteAddr().String())
+	} else if s != nil && s.via != "" {
+		via = s.via
+	} else if s != nil {
+		back = true // it dialed in: it can dial back
 	}
 	if m := n.glog.members[peer]; m != nil {
 		addrs = append(addrs, m.profile.Addresses...)
@@ -179,8 +185,24 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	}
 	n.mu.Unlock()
 	addrs = slices.Compact(addrs)
+	var errs []error
+	if via != "" || back {
+		// Reached through a carrier: through it first; connected only
+		// because it dialed in: it dials back first. Then directly.
+		var c net.Conn
+		var err error
+		if back {
+			c, err = n.dialFetchBack(ctx, peer)
+		} else {
+			c, err = n.dialFetchVia(ctx, via, peer)
+		}
+		if err == nil || errors.Is(err, ErrFetchLimit) {
+			return c, err
+		}
+		errs = append(errs, err)
+	}
 	if len(addrs) == 0 {
-		return nil, fmt.Errorf("%w: %s", ErrNoAddress, peer)
+		return nil, fmt.Errorf("%w: %s", ErrNoAddress, errors.Join(append(errs, errors.New(string(peer)))...))
 	}
 	cert, err := n.cert()
 	if err != nil {
@@ -193,7 +215,6 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 		return n.verifyMember(k)
 	})
 	conf.NextProtos = []string{FetchALPN}
-	var errs []error
 	for _, a := range addrs {
 		c, err := n.dialFetchAt(ctx, a, conf, peer)
 		if err == nil {
@@ -207,6 +228,29 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	return nil, fmt.Errorf("devicesync: fetch connection to %s: %w", peer, errors.Join(errs...))
 }
 
+// dialFetchVia opens a fetch connection to peer through carrier via: the
+// fetch handshake runs end to end inside the carried stream.
+func (n *Node) dialFetchVia(ctx context.Context, via, peer engine.DeviceID) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchDialTimeout+n.relayLimits.AnswerWithin)
+	defer cancel()
+	n.mu.Lock()
+	addr := n.carrierAddrLocked(via)
+	n.mu.Unlock()
+	if addr == "" {
+		return nil, fmt.Errorf("%w: %s through %s", ErrNoAddress, peer, via)
+	}
+	raw, err := n.openRelay(ctx, addr, via, relayRequest{To: peer}, n.relayLimits.AnswerWithin)
+	if err != nil {
+		return nil, err
+	}
+	conf, err := n.innerConfig(peer, FetchALPN)
+	if err != nil {
+		_ = raw.Close()
+		return nil, err
+	}
+	return n.fetchOver(ctx, raw, conf, peer, string(via))
+}
+
 func (n *Node) dialFetchAt(ctx context.Context, addr string, conf *tls.Config, peer engine.DeviceID) (net.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, fetchDialTimeout)
 	defer cancel()
@@ -215,6 +259,12 @@ func (n *Node) dialFetchAt(ctx context.Context, addr string, conf *tls.Config, p
 	if err != nil {
 		return nil, err
 	}
+	return n.fetchOver(ctx, raw, conf, peer, addr)
+}
+
+// fetchOver runs the fetch handshake with peer over raw (at where) and
+// tracks the connection.
+func (n *Node) fetchOver(ctx context.Context, raw net.Conn, conf *tls.Config, peer engine.DeviceID, where string) (net.Conn, error) {
 	tc := tls.Client(raw, conf)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		_ = tc.Close()
@@ -222,7 +272,7 @@ func (n *Node) dialFetchAt(ctx context.Context, addr string, conf *tls.Config, p
 	}
 	if tc.ConnectionState().NegotiatedProtocol != FetchALPN {
 		_ = tc.Close()
-		return nil, fmt.Errorf("devicesync: %s does not serve fetch connections", addr)
+		return nil, fmt.Errorf("devicesync: %s does not serve fetch connections", where)
 	}
 	c := &fetchConn{Conn: tc, n: n, peer: peer}
 	n.mu.Lock()

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/reach"
+	"github.com/furudesk/furudesk/relay"
 )
 
 // Clock is the wall clock the node reads for protocol time: op HLCs, invite
@@ -61,6 +63,16 @@ type Config struct {
 	// pairWindow replaces PairWindow in tests that wait for it to pass.
 	pairWindow time.Duration
 
+	// Carry makes this device carry streams between members that cannot
+	// reach each other directly (Settings › Carry other devices'
+	// traffic; on for a headless box).
+	Carry bool
+	// RelayLimits bound what it carries (zero: relay.DefaultLimits()).
+	RelayLimits relay.Limits
+
+	// relayTap sees the bytes this device carries for others (tests).
+	relayTap func([]byte)
+
 	// gateClock is the clock of the inbound gate's backoffs and budgets
 	// (tests); nil is the real monotonic clock.
 	gateClock Clock
@@ -87,6 +99,11 @@ func (c Config) Validate() error {
 	for _, p := range c.Peers {
 		if _, _, err := net.SplitHostPort(p); err != nil {
 			return fmt.Errorf("devicesync: Config.Peers entry %q: %v", p, err)
+		}
+	}
+	if c.RelayLimits != (relay.Limits{}) {
+		if err := c.RelayLimits.Validate(); err != nil {
+			return err
 		}
 	}
 	if c.Limits != (Limits{}) {
@@ -147,6 +164,7 @@ type Node struct {
 		duplicate, unsigned, badSig, unknownOrigin                        atomic.Uint64
 		memberBytes, outsiderBytes                                        atomic.Uint64
 		relayed, relayDup, relayLimited                                   atomic.Uint64
+		relayStreams, relayBytes                                          atomic.Uint64
 	}
 
 	mu         sync.Mutex
@@ -168,7 +186,30 @@ type Node struct {
 	echoed      snapshotOrder // our own snapshot last handed back to us
 	relayBudget map[engine.DeviceID]*tokenBucket
 	targets     map[string]*dialTarget
-	mdns        func()
+	// book is what this device remembers to find members again
+	// (remember.go).
+	book *reach.Book
+	// carrier, legs: the streams this device carries for others;
+	// viaTries: its relayed dials to members, answering: relay calls it
+	// is answering now (carry.go).
+	carrier     *relay.Carrier
+	carry       bool // Config.Carry, then SetCarry
+	relayLimits relay.Limits
+	legs        map[string]*legs
+	viaTries    map[engine.DeviceID]*viaTry
+	answering   int
+	// backWaiters are fetches waiting for their member to dial back, by
+	// token; fetchBacks counts the dial-backs this device runs
+	// (fetchback.go).
+	backWaiters map[string]*backWaiter
+	fetchBacks  int
+	// localIPs are this device's interface addresses at the last look
+	// (roamLocked).
+	localIPs []string
+	// relayTap sees every byte this device carries (tests: the carrier
+	// sees only ciphertext). Set before Start.
+	relayTap func([]byte)
+	mdns     func()
 	// fetchHandler serves inbound fetch connections; fetches are the
 	// open ones, both ways, by peer (fetch.go).
 	fetchHandler FetchHandler
@@ -205,6 +246,13 @@ func New(cfg Config) (*Node, error) {
 		relayBudget: map[engine.DeviceID]*tokenBucket{},
 	}
 	n.id = DeviceIDFromPublicKey(n.pub)
+	n.relayLimits = cmp.Or(cfg.RelayLimits, relay.DefaultLimits())
+	n.carrier = relay.NewCarrier(string(n.id), cfg.Carry, n.relayLimits)
+	n.carry = cfg.Carry
+	n.legs = map[string]*legs{}
+	n.backWaiters = map[string]*backWaiter{}
+	n.relayTap = cfg.relayTap
+	n.viaTries = map[engine.DeviceID]*viaTry{}
 	if n.clock == nil {
 		n.clock = realClock{}
 	}
@@ -251,12 +299,14 @@ func (n *Node) Start(ctx context.Context) error {
 	n.started = true
 	n.mu.Unlock()
 
-	ln, err := net.Listen("tcp", n.cfg.Listen)
+	n.book = n.loadBook()
+	ln, err := n.listen()
 	if err != nil {
 		return fmt.Errorf("devicesync: listen on %s: %w", n.cfg.Listen, err)
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	n.ln = ln
+	n.localIPs = localIPs()
 	n.mu.Lock()
 	n.addrs = n.cfg.Advertise
 	if n.addrs == nil {
@@ -380,6 +430,9 @@ func (n *Node) Counters() Counters {
 		UnsignedOps:   n.c.unsigned.Load(),
 		BadSignature:  n.c.badSig.Load(),
 		UnknownOrigin: n.c.unknownOrigin.Load(),
+
+		RelayStreams: n.c.relayStreams.Load(),
+		RelayBytes:   n.c.relayBytes.Load(),
 	}
 }
 
@@ -415,7 +468,7 @@ func (n *Node) devicesLocked() []DeviceInfo {
 		m := n.glog.members[id]
 		d := DeviceInfo{ID: id, Name: m.profile.Name, Fingerprint: Fingerprint(n.glog.keys[id]), Addresses: slices.Clone(m.profile.Addresses), ProtocolVersion: m.profile.ProtocolVersion}
 		if s := n.sessions[id]; s != nil && now.Sub(s.lastHeard) <= OnlineWindow {
-			d.Online = true
+			d.Online, d.Via = true, s.via
 		} else if h := n.held[id]; h != nil && !h.relayedAt.IsZero() && now.Sub(h.relayedAt) <= OnlineWindow {
 			// Not connected, but its snapshots reach us through others.
 			d.Online, d.Relayed = true, true
@@ -807,6 +860,8 @@ func (n *Node) afterMembershipLocked(before string) []Event {
 		}
 	}
 	n.closeFetchesLocked(false)
+	n.keepBookLocked()
+	n.cutRelaysLocked()
 	if n.membershipKeyLocked() == before {
 		return nil
 	}
@@ -941,7 +996,7 @@ func (n *Node) signalWake() {
 // connection is never closed by the peer's read deadline.
 func (n *Node) syncLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(min(n.sync, n.limits.PeerTimeout/3))
+	t := time.NewTicker(n.keepalive())
 	defer t.Stop()
 	for {
 		select {
@@ -949,7 +1004,9 @@ func (n *Node) syncLoop() {
 			return
 		case <-t.C:
 		}
+		ips := localIPs()
 		n.mu.Lock()
+		n.roamLocked(ips)
 		for _, s := range n.sessions {
 			n.sendHelloLocked(s)
 		}
@@ -971,6 +1028,8 @@ func (n *Node) sendHelloLocked(s *session) {
 		Profile: n.selfProfile(),
 		Devices: n.glog.memberIDs(),
 		Vector:  n.glog.vectorCopy(),
+		Carries: n.carry,
+		Reaches: n.directReachLocked(),
 	}, MaxLineBytes)
 	if err != nil {
 		n.log.Error("devicesync: hello", "err", err)

@@ -11,18 +11,19 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/reach"
 )
 
 const (
 	handshakeTimeout = 10 * time.Second
 	dialTimeout      = 5 * time.Second
-	backoffMin       = 100 * time.Millisecond
-	backoffMax       = 10 * time.Second
+	backoffMin       = reach.DefaultMin
 	// dialRecheck bounds how long the dial loop sleeps with no dial due.
 	dialRecheck = 5 * time.Second
 )
@@ -58,10 +59,17 @@ type session struct {
 	// write loop pushes again once it has sent what is queued.
 	more atomic.Bool
 
+	// via is the member carrying this session's stream; "" when direct.
+	via engine.DeviceID
+
 	// guarded by n.mu
 	peerVector VersionVector // nil until the peer's first hello
-	lastHeard  time.Time
-	pairReq    *pendingReq // restricted sessions: the request it made
+	// peerCarries and peerReaches are what the peer's latest hello said:
+	// it carries others' streams, and the members it reaches directly.
+	peerCarries bool
+	peerReaches []engine.DeviceID
+	lastHeard   time.Time
+	pairReq     *pendingReq // restricted sessions: the request it made
 }
 
 func newSession(n *Node, conn *tls.Conn, key ed25519.PublicKey, dialed bool) *session {
@@ -263,7 +271,7 @@ func (n *Node) acceptLoop() {
 		return
 	}
 	conf := n.tlsConfig(cert, n.verifyInbound)
-	conf.NextProtos = []string{ALPN, FetchALPN}
+	conf.NextProtos = []string{ALPN, FetchALPN, RelayALPN, FetchBackALPN}
 	for {
 		c, err := n.ln.Accept()
 		if err != nil {
@@ -325,6 +333,12 @@ func (n *Node) updateMemberSourcesLocked() {
 // dialed. It reports the peer and whether the peer greeted it as a member
 // (a device that refuses this one does not reset the dial backoff).
 func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool) {
+	return n.handshakeAndServeVia(tc, t, "")
+}
+
+// handshakeAndServeVia is handshakeAndServe of a connection that is a
+// stream carried by member via ("" for a direct one).
+func (n *Node) handshakeAndServeVia(tc *tls.Conn, t *ticket, via engine.DeviceID) (engine.DeviceID, bool) {
 	dialed := t == nil
 	if dialed {
 		_ = tc.SetDeadline(time.Now().Add(handshakeTimeout))
@@ -343,6 +357,16 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 		n.serveFetch(tc, t, key)
 		return "", false
 	}
+	if st.NegotiatedProtocol == FetchBackALPN && !dialed && via == "" && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.acceptFetchBack(tc, t, key)
+		return "", false
+	}
+	if st.NegotiatedProtocol == RelayALPN && !dialed && via == "" && len(st.PeerCertificates) > 0 {
+		key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
+		n.serveRelay(tc, t, key)
+		return "", false
+	}
 	if st.NegotiatedProtocol != ALPN || len(st.PeerCertificates) == 0 {
 		n.log.Info("devicesync: closing connection", "remote", tc.RemoteAddr().String(), "reason", "no ALPN "+ALPN)
 		n.c.refused.Add(1)
@@ -352,6 +376,7 @@ func (n *Node) handshakeAndServe(tc *tls.Conn, t *ticket) (engine.DeviceID, bool
 	key, _ := st.PeerCertificates[0].PublicKey.(ed25519.PublicKey)
 	s := newSession(n, tc, key, dialed)
 	s.ticket = t
+	s.via = via
 
 	n.mu.Lock()
 	member := n.glog.isMember(s.peer)
@@ -401,17 +426,31 @@ func (n *Node) registerLocked(s *session) (bool, []Event) {
 	var evs []Event
 	if old := n.sessions[s.peer]; old != nil {
 		// A session already closed (its end not yet handled) is no
-		// reason to refuse its successor.
-		if !old.closed() && !s.outranks(old) && !n.silentLocked(old) {
+		// reason to refuse its successor. A direct session is preferred
+		// to a relayed one, on both ends alike.
+		switch {
+		case old.closed() || n.silentLocked(old):
+		case old.via == s.via && reach.Replace(old.source, s.source, old.lastHeard, n.clock.Now(), n.keepalive()+n.keepalive()/2):
+			// it moved to another network: the old one is dead
+			n.log.Info("devicesync: a member came back from another address", "peer", string(s.peer), "was", old.source, "now", s.source)
+		case old.via != "" && s.via == "":
+		case old.via == "" && s.via != "":
+			return false, nil
+		case !s.outranks(old):
 			return false, nil
 		}
 		old.close()
+		if old.via == "" && s.via == "" && old.source != s.source {
+			// The streams this device carries for it from there are as
+			// dead as the old connection (it roamed).
+			n.cutStreamsFromLocked(s.peer, old.source)
+		}
 	} else {
 		evs = append(evs, PeerOnline{Device: s.peer})
 	}
 	n.sessions[s.peer] = s
 	s.lastHeard = n.clock.Now()
-	if t := n.targets[s.conn.RemoteAddr().String()]; t != nil && s.dialed {
+	if t := n.targets[s.conn.RemoteAddr().String()]; t != nil && s.dialed && s.via == "" {
 		t.device = s.peer
 	}
 	go s.writeLoop()
@@ -560,7 +599,36 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 		for k, v := range m.Vector {
 			s.peerVector[k] = v
 		}
+		if s.peerCarries != m.Carries || !slices.Equal(s.peerReaches, m.Reaches) {
+			s.peerCarries, s.peerReaches = m.Carries, m.Reaches
+			n.signalWake() // a member may be reachable through it now
+		}
 		n.sendMissingLocked(s)
+	case fetchCallMsg:
+		if !s.dialed || s.via != "" || n.fetchHandler == nil || n.fetchBacks >= maxFetchBacks {
+			n.c.refused.Add(1)
+			return nil, ""
+		}
+		n.fetchBacks++
+		n.wg.Add(1)
+		go n.answerFetchCall(s.peer, s.conn.RemoteAddr().String(), m.Token)
+	case relayCallMsg:
+		if s.via != "" || !n.glog.isMember(m.From) || m.From == n.id {
+			n.c.refused.Add(1)
+			return nil, ""
+		}
+		if n.answering >= maxRelayAnswers {
+			n.c.relayLimited.Add(1)
+			return nil, ""
+		}
+		n.answering++
+		n.wg.Add(1)
+		go func() {
+			n.answerRelay(s.peer, m.From, m.Token)
+			n.mu.Lock()
+			n.answering--
+			n.mu.Unlock()
+		}()
 	case opsMsg:
 		return n.applyRemoteOpsLocked(s, m.Ops)
 	case snapshotMsg:
@@ -653,9 +721,10 @@ type dialTarget struct {
 	device    engine.DeviceID // learned after a connection, or from a profile
 	permanent bool            // from Config.Peers or an invite
 	found     time.Time       // last mDNS answer for it (real time); zero: none
-	dialing   bool
-	backoff   time.Duration
-	next      time.Time
+	// remembered: the address book holds it for device (remember.go).
+	remembered bool
+	dialing    bool
+	backoff    reach.Backoff // real time
 }
 
 // dialLoop keeps one connection to every reachable member: it dials the
@@ -685,14 +754,15 @@ func (n *Node) dialLoop() {
 			if tg.device != "" && !n.glog.isMember(tg.device) {
 				continue
 			}
-			if now.Before(tg.next) {
-				wait = min(wait, tg.next.Sub(now))
+			if !tg.backoff.Due(now) {
+				wait = min(wait, tg.backoff.Next().Sub(now))
 				continue
 			}
 			tg.dialing = true
 			n.wg.Add(1)
 			go n.dial(tg, conf)
 		}
+		wait = min(wait, n.relayDueLocked(now))
 		n.mu.Unlock()
 		t.Reset(max(wait, backoffMin))
 		select {
@@ -723,11 +793,20 @@ func (n *Node) refreshTargetsLocked() {
 			current[a] = id
 		}
 	}
+	remembered := map[string]engine.DeviceID{}
+	for dev := range n.book.Members {
+		if id := engine.DeviceID(dev); id != n.id && n.glog.isMember(id) {
+			for _, a := range n.book.Addrs(dev) {
+				remembered[a] = id
+			}
+		}
+	}
 	now := time.Now()
 	for a, t := range n.targets {
 		_, announced := current[a]
+		_, t.remembered = remembered[a]
 		switch {
-		case t.permanent || t.dialing || announced:
+		case t.permanent || t.dialing || announced || t.remembered:
 		case t.device != "" && !n.glog.isMember(t.device), now.Sub(t.found) > mdnsTargetTTL:
 			delete(n.targets, a)
 		}
@@ -735,6 +814,11 @@ func (n *Node) refreshTargetsLocked() {
 	for a, id := range current {
 		if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
 			n.targets[a] = &dialTarget{addr: a, device: id}
+		}
+	}
+	for a, id := range remembered {
+		if t := n.targets[a]; t == nil && len(n.targets) < maxDialTargets {
+			n.targets[a] = &dialTarget{addr: a, device: id, remembered: true}
 		}
 	}
 	n.updateMemberSourcesLocked()
@@ -755,11 +839,13 @@ func (n *Node) dial(tg *dialTarget, conf *tls.Config) {
 		tg.device = peer
 	}
 	if ok {
-		tg.backoff = backoffMin
+		tg.backoff.Succeeded(time.Now())
+		if n.glog.isMember(peer) {
+			n.rememberLocked(peer, tg.addr)
+		}
 	} else {
-		tg.backoff = min(max(2*tg.backoff, backoffMin), backoffMax)
+		tg.backoff.Failed(time.Now())
 	}
-	tg.next = time.Now().Add(tg.backoff)
 	n.mu.Unlock()
 	n.signalWake() // the loop schedules the next dial
 }

@@ -39,6 +39,7 @@ type MemStore struct {
 	group   string
 	ops     []Op
 	invites map[string]InviteRecord
+	book    []byte
 	fail    error
 }
 
@@ -53,7 +54,28 @@ func (s *MemStore) SetFail(err error) {
 // NewMemStore returns an empty MemStore.
 func NewMemStore() *MemStore { return &MemStore{invites: map[string]InviteRecord{}} }
 
-var _ Store = (*MemStore)(nil)
+var (
+	_ Store        = (*MemStore)(nil)
+	_ AddressStore = (*MemStore)(nil)
+)
+
+// LoadAddresses implements AddressStore.
+func (s *MemStore) LoadAddresses() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.book), nil
+}
+
+// SaveAddresses implements AddressStore.
+func (s *MemStore) SaveAddresses(b []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	s.book = slices.Clone(b)
+	return nil
+}
 
 // LoadGroup implements Store.
 func (s *MemStore) LoadGroup() (string, []Op, error) {

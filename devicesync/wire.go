@@ -77,6 +77,10 @@ type helloMsg struct {
 	Profile profile           `json:"profile"`
 	Devices []engine.DeviceID `json:"devices"`
 	Vector  VersionVector     `json:"vector"`
+	// Carries says the sender carries other members' streams; Reaches
+	// lists the members it is directly connected to (carry.go).
+	Carries bool              `json:"carries,omitempty"`
+	Reaches []engine.DeviceID `json:"reaches,omitempty"`
 }
 
 type opsMsg struct {
@@ -177,6 +181,18 @@ func decodeLine(line []byte) (message, error) {
 			err = errors.New("no state")
 		}
 		m = v
+	case typeFetchCall:
+		var v fetchCallMsg
+		if err = json.Unmarshal(line, &v); err == nil {
+			err = v.validate()
+		}
+		m = v
+	case typeRelayCall:
+		var v relayCallMsg
+		if err = json.Unmarshal(line, &v); err == nil {
+			err = v.validate()
+		}
+		m = v
 	default:
 		return nil, errUnknownType
 	}
@@ -222,7 +238,7 @@ func (m helloMsg) validate() error {
 	if m.Group == "" {
 		return errors.New("no group")
 	}
-	if len(m.Vector) > maxVectorEntries || len(m.Devices) > maxVectorEntries {
+	if len(m.Vector) > maxVectorEntries || len(m.Devices) > maxVectorEntries || len(m.Reaches) > MaxGroupDevices {
 		return fmt.Errorf("vector of %d entries", len(m.Vector))
 	}
 	return m.Profile.validate()

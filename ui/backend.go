@@ -89,6 +89,9 @@ type Backend interface {
 	ClearCache() error
 	UploadLimit() int64
 	SetUploadLimit(kbps int64) error
+	// Carry and SetCarry: Settings › Carry other devices' traffic.
+	Carry() bool
+	SetCarry(on bool) error
 	AlbumCover(albumID string) ([]byte, error)
 	AddFolder(path string) error
 	RemoveFolder(path string) error

@@ -108,7 +108,11 @@ func (p *devicesPage) renderDevices(st app.Status) {
 		dot := canvas.NewCircle(theme.Color(theme.ColorNameDisabled))
 		if d.Online || d.Self {
 			state = "Online"
-			if d.Relayed && !d.Self {
+			switch {
+			case d.Self:
+			case d.ViaName != "":
+				state = "Online through " + d.ViaName
+			case d.Relayed:
 				state = "Online through another device"
 			}
 			dot.FillColor = theme.Color(theme.ColorNameSuccess)

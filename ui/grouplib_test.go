@@ -156,3 +156,24 @@ func TestSettingsOfTheGroupLibrary(t *testing.T) {
 		t.Fatalf("after clearing: %q", got)
 	}
 }
+
+// Settings › Carry other devices' traffic shows the device's state and
+// applies a change at once.
+func TestSettingsCarryOthersTraffic(t *testing.T) {
+	h := newHarness(t, 5)
+	if err := h.b.SetCarry(true); err != nil {
+		t.Fatal(err)
+	}
+	h.b.ResetCalls()
+	h.u.showPage(PageSettings)
+	c := h.u.settings.sharing
+	if !c.carry.Checked {
+		t.Fatal("the box is not shown as carrying")
+	}
+	h.wantNoCall("SetCarry")
+	test.Tap(c.carry)
+	h.wantCalls("SetCarry(false)")
+	if h.b.Carry() || c.msg.Text != "This device no longer carries other devices' traffic." {
+		t.Fatalf("after unticking: carry %v, message %q", h.b.Carry(), c.msg.Text)
+	}
+}

@@ -25,6 +25,7 @@ type sharingCard struct {
 	usage  *subtle
 	limit  *wheelEntry // megabytes
 	upload *wheelEntry // KB/s, 0: none
+	carry  *widget.Check
 	msg    *widget.Label
 	places uint64 // the places version the usage was read at
 	read   bool
@@ -40,10 +41,13 @@ func newSharingCard(u *UI, page func() *container.Scroll) *sharingCard {
 		widget.NewFormItem("Send at most (KB/s)", c.upload))
 	form.Items[0].HintText = "Tracks played from other devices stay here, so they play again when those devices are off. The oldest go first; the playing and the next track never."
 	form.Items[1].HintText = "What the other devices may fetch from this one each second, 0 for no limit."
+	c.carry = widget.NewCheck("Carry other devices' traffic", nil)
+	carryHint := newSubtle("Connects devices of your group that cannot reach each other directly (a laptop and a desktop behind different routers) through this one. They stay encrypted end to end. On for an always-on box.")
+	carryHint.Wrapping = fyne.TextWrapWord
 	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), c.apply)
 	clearBtn := widget.NewButtonWithIcon("Clear saved tracks", theme.DeleteIcon(), c.clear)
 	c.view = widget.NewCard("Music from other devices", "Every device of your group plays the tracks of the others.",
-		container.NewVBox(c.usage, form, c.msg, container.NewHBox(apply, clearBtn)))
+		container.NewVBox(c.usage, form, c.msg, container.NewHBox(apply, clearBtn), c.carry, carryHint))
 	return c
 }
 
@@ -65,7 +69,13 @@ func (c *sharingCard) reload(fill bool) {
 	u.spawn(func() {
 		cs, err := u.b.Cache()
 		up := u.b.UploadLimit()
+		carry := u.b.Carry()
 		framegov.Do(func() {
+			if c.carry.OnChanged == nil || fill {
+				c.carry.OnChanged = nil
+				c.carry.SetChecked(carry)
+				c.carry.OnChanged = c.setCarry
+			}
 			if err != nil {
 				c.usage.SetText(userError(err))
 				return
@@ -121,6 +131,22 @@ func (c *sharingCard) apply() {
 		}
 		c.say("Applied.", false)
 		c.reload(false)
+	})
+}
+
+// setCarry applies the carry check box at once.
+func (c *sharingCard) setCarry(on bool) {
+	c.u.runThen(func() error { return c.u.b.SetCarry(on) }, func(err error) {
+		if err != nil {
+			c.say("Could not change it: "+userError(err), true)
+			c.reload(true)
+			return
+		}
+		if on {
+			c.say("This device now carries other devices' traffic.", false)
+		} else {
+			c.say("This device no longer carries other devices' traffic.", false)
+		}
 	})
 }
 

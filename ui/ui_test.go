@@ -831,3 +831,18 @@ func TestMillisecondsInWords(t *testing.T) {
 		}
 	}
 }
+
+// A device reached through another member says through which.
+func TestDeviceReachedThroughAMember(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.remote()
+	h.apply(func(st *app.Status) {
+		st.Devices = slices.Clone(st.Devices)
+		st.Devices[1].Via, st.Devices[1].ViaName = "dev-box", "Cellar box"
+	})
+	h.u.showPage(PageDevices)
+	if got := find(h.u.devices.view, func(l *subtle) bool { return l.Text == "Online through Cellar box" }); len(got) != 1 {
+		t.Fatalf("%d labels say the device is online through Cellar box", len(got))
+	}
+}

@@ -398,6 +398,8 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return ctlUploadLimit(a, req)
 	case "open":
 		return execOpen(a, req) // open.go
+	case "carry":
+		return ctlCarry(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
 	case "window":
@@ -616,6 +618,7 @@ Commands:
                               it plays now)
   cache [limit MB | clear]    tracks fetched from other devices: usage, size limit, empty it
   upload-limit [KB/s | 0]     what this device sends to the others per second (0: no limit)
+  carry [on | off]            carry other devices' traffic (connect members that cannot reach each other)
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID
   playlist add ID TRACK... | remove ID INDEX | move ID FROM TO

@@ -50,3 +50,21 @@ func ctlUploadLimit(a *app.App, req ctlRequest) (any, error) {
 	}
 	return nil, fmt.Errorf("usage: upload-limit [KB/s | 0]")
 }
+
+// ctlCarry runs `carry` and `carry on|off`.
+func ctlCarry(a *app.App, req ctlRequest) (any, error) {
+	if len(req.Args) == 0 {
+		return map[string]bool{"carry": a.Carry()}, nil
+	}
+	if len(req.Args) == 1 && (req.Args[0] == "on" || req.Args[0] == "off") {
+		on := req.Args[0] == "on"
+		if err := a.SetCarry(on); err != nil {
+			return nil, err
+		}
+		if on {
+			return ctlMessage("This device carries other devices' traffic"), nil
+		}
+		return ctlMessage("This device no longer carries other devices' traffic"), nil
+	}
+	return nil, fmt.Errorf("usage: carry [on | off]")
+}

@@ -29,13 +29,17 @@ var version = "0.1.0-dev"
 
 // options are the parsed command line of one launch.
 type options struct {
-	dataDir    string
-	version    bool
-	headless   bool
-	listen     string
-	peers      []string
-	music      []string
-	passive    bool
+	dataDir  string
+	version  bool
+	headless bool
+	listen   string
+	peers    []string
+	music    []string
+	passive  bool
+	// carry: carry streams between members that cannot reach each other
+	// (default: on with --headless, the always-on box).
+	carry      bool
+	carrySet   bool // --carry given: it wins over the stored choice
 	name       string
 	configJSON string
 	config     *engine.Config
@@ -151,6 +155,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&opts.mdns, "mdns", true, "find the group's devices on the LAN with mDNS")
 	fs.Var(&mdnsEx, "mdns-exclude", "a network interface mDNS must stay off, such as tun0 or docker*; repeatable, kept for later launches (an empty value clears)")
 	fs.StringVar(&opts.web, "web", "", "serve the web player on host:port (e.g. :8443) for phones and browsers of the network; off when empty")
+	fs.BoolVar(&opts.carry, "carry", false, "carry other devices' traffic: connect members that cannot reach each other directly through this device (default: on with --headless)")
 	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
 	fs.BoolVar(&opts.enqueue, "enqueue", false, "append the files given to the queue instead of playing them now")
 	if err := fs.Parse(args); err != nil {
@@ -161,7 +166,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		opts.open = openArgs(fs.Args(), stderr) // open.go
 	}
 	opts.peers, opts.music, opts.mdnsExclude = peers, music, mdnsEx
-	fs.Visit(func(f *flag.Flag) { opts.mdnsExcludeSet = opts.mdnsExcludeSet || f.Name == "mdns-exclude" })
+	fs.Visit(func(f *flag.Flag) {
+		opts.mdnsExcludeSet = opts.mdnsExcludeSet || f.Name == "mdns-exclude"
+		opts.carrySet = opts.carrySet || f.Name == "carry"
+	})
+	if !opts.carrySet {
+		opts.carry = opts.headless // unless the user chose in Settings (wire.go)
+	}
 	if opts.configJSON != "" {
 		c, err := engine.ParseConfig([]byte(opts.configJSON))
 		if err != nil {

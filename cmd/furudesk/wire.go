@@ -69,8 +69,11 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if err != nil {
 		return fail(err)
 	}
+	if on, set := app.CarrySetting(d.store); set && !opts.carrySet {
+		opts.carry = on // Settings › Carry other devices' traffic
+	}
 	if d.node, err = devicesync.New(devicesync.Config{Key: id.PrivateKey, Name: name, Listen: opts.listen,
-		Peers: opts.peers, MDNS: opts.mdns, MDNSExclude: exclude, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
+		Peers: opts.peers, MDNS: opts.mdns, MDNSExclude: exclude, Carry: opts.carry, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -33,6 +33,7 @@ type Backend struct {
 	places map[string]app.Place
 	cache  app.CacheStatus
 	upload int64
+	carry  bool
 	calls  []string
 	subs   []chan app.Status
 	// Fail, when set, makes the named intent (e.g. "Transfer") fail with it.
@@ -472,6 +473,24 @@ func (b *Backend) ClearCache() error {
 	}
 	b.mu.Lock()
 	b.cache.Bytes, b.cache.Tracks = 0, 0
+	b.mu.Unlock()
+	return nil
+}
+
+// Carry returns what SetCarry set.
+func (b *Backend) Carry() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.carry
+}
+
+// SetCarry records the choice.
+func (b *Backend) SetCarry(on bool) error {
+	if err := b.record("SetCarry(%v)", on); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.carry = on
 	b.mu.Unlock()
 	return nil
 }
