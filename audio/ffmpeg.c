@@ -167,6 +167,7 @@ struct fd_dec {
 	int demux_eof;  // the demuxer ended and the decoder was drained
 	int finished;   // the resampler was flushed: nothing follows
 	int bad;        // consecutive refused packets
+	int skipped;    // refused packets and frames in all, skipped
 
 	int64_t origin;  // pts of source frame 0 (stream time base)
 	int64_t pos;     // source frame of the next decoded sample
@@ -233,6 +234,7 @@ static int next_frame(fd_dec *d) {
 		}
 		if (r == AVERROR_EOF) return 0;
 		if (r != AVERROR(EAGAIN)) {
+			d->skipped++;
 			if (++d->bad > MAX_BAD_PACKETS) return fail(d, FD_ERR_CORRUPT, "undecodable audio", r);
 			continue;
 		}
@@ -257,6 +259,7 @@ static int next_frame(fd_dec *d) {
 		if (r < 0 && r != AVERROR(EAGAIN)) {
 			// A damaged packet: skip it like ffmpeg does, unless the
 			// stream is nothing but damage.
+			d->skipped++;
 			if (++d->bad > MAX_BAD_PACKETS) return fail(d, FD_ERR_CORRUPT, "undecodable audio", r);
 		}
 	}
@@ -816,6 +819,8 @@ int fd_seek(fd_dec *d, int64_t k) {
 }
 
 const char *fd_error(fd_dec *d) { return d->err; }
+
+int fd_skipped(fd_dec *d) { return d->skipped; }
 
 // put_tags appends m's entries to buf as key=value lines (a line break in
 // a value becomes a space); entries that do not fit are left out.

@@ -347,6 +347,14 @@ func (f *ffReader) tags() map[string]string {
 	return m
 }
 
+// skipped counts the damaged packets and frames skipped so far.
+func (f *ffReader) skipped() int {
+	if f.d == nil {
+		return 0
+	}
+	return int(C.fd_skipped(f.d))
+}
+
 // Close frees the FFmpeg state; the reader is not closed.
 func (f *ffReader) Close() {
 	if f.d == nil {

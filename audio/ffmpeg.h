@@ -57,6 +57,10 @@ const char *fd_error(fd_dec *d);
 // returns the bytes written.
 int fd_tags(fd_dec *d, char *buf, int len);
 
+// fd_skipped counts the packets and frames the decoder refused and d
+// skipped (damage, as ffmpeg skips it) since fd_open.
+int fd_skipped(fd_dec *d);
+
 // fd_close frees d and everything it holds.
 void fd_close(fd_dec *d);
 

@@ -63,6 +63,10 @@ func newOutput(o Options) *Output {
 	out.volume.Store(100)
 	out.report = Report{Volume: 100} // not yet known: within StartupGrace
 	out.mix = newMixer(o.SampleRate, o.aheadChunks(), func(t Track, err error) {
+		if dmg, ok := err.(*DamageError); ok {
+			out.emit(Damaged{Track: t, Err: dmg})
+			return
+		}
 		out.emit(DecodeError{Track: t, Err: err})
 	})
 	return out
