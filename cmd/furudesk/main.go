@@ -46,6 +46,9 @@ type options struct {
 	verbose        bool
 	// web is the address of the web player (empty: off).
 	web string
+	// shown is called when the window first listed the library (the GUI
+	// sets it: the held group library starts).
+	shown func()
 }
 
 // listFlag is a repeatable string flag.
@@ -104,6 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		os.Exit(code)
 	})
+	opts.shown = dev.startGroupLib
 	gerr := runGUI(dev.app, dev.web, opts)
 	stopGuard()
 	if err := dev.close(); err != nil && gerr == nil {
