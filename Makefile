@@ -36,7 +36,7 @@ build: deps ffmpeg
 # FFmpeg (about a minute). Without them (no source to be had)
 # the system's are loaded: the build goes on.
 ffmpeg: deps
-	@scripts/build-ffmpeg.sh bin/ffmpeg || echo "make: FFmpeg's audio-only libraries were not built: furudesk loads the system's"
+	@GO=$(GO) scripts/build-ffmpeg.sh bin/ffmpeg || echo "make: FFmpeg's audio-only libraries were not built: furudesk loads the system's"
 
 # The tests load the libraries furudesk ships with when they were built.
 WITH_FFMPEG = if [ -d "$(CURDIR)/bin/ffmpeg" ]; then export FURUDESK_FFMPEG_DIR="$(CURDIR)/bin/ffmpeg"; fi;

@@ -36,6 +36,9 @@ type actor struct {
 	cfg     engine.Config // stored config (Passive adjusts the effective one)
 	passive bool
 	rg      replayGain // this device's ReplayGain mode (replaygain.go)
+	// launchHeld: the launch's rescan waits for the window's list
+	// (Options.HoldLaunchScan).
+	launchHeld bool
 
 	st PlayerState // the shared state as this device knows it
 	// pos is where st.PositionMS stands in time: when it was true and
@@ -151,6 +154,7 @@ type folderIntent struct {
 type scanIntent struct{ reply chan error }
 type noticeIntent struct{ level, text string }
 type refreshIntent struct{}
+type launchIntent struct{} // the launch's held rescan may start (LibraryShown)
 
 // answer publishes the status the intent produced, then replies, so a
 // caller that reads Status after the reply sees its effect. It is the
@@ -184,6 +188,11 @@ func (i noticeIntent) handle(a *actor) {
 	a.notice(i.level, i.text)
 }
 func (refreshIntent) handle(*actor) {}
+func (launchIntent) handle(a *actor) {
+	if a.launchHeld {
+		_ = a.startLibrary(true)
+	}
+}
 
 func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	a := &actor{app: app, opts: opts, log: opts.Logger, store: deps.Store, out: deps.Output,
@@ -256,7 +265,11 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 		return nil, err
 	}
 	if a.lib != nil && len(a.folders) > 0 {
-		_ = a.startLibrary(true)
+		if opts.HoldLaunchScan > 0 {
+			a.launchHeld = true // until LibraryShown (launchIntent)
+		} else {
+			_ = a.startLibrary(true)
+		}
 	}
 	return a, nil
 }

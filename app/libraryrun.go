@@ -342,6 +342,7 @@ func (a *actor) startLibrary(scan bool) error {
 	if a.lib == nil {
 		return errors.New("app: no library scanner")
 	}
+	a.launchHeld = false // a folder added meanwhile starts it too
 	r := &a.libRun
 	if r.watchStop != nil {
 		r.watchStop() // the old watcher's goroutine closes it
@@ -464,6 +465,7 @@ func (a *actor) startScan() error {
 // stopLibrary cancels the watcher and the scan; shutdown then waits for
 // their goroutines.
 func (a *actor) stopLibrary() {
+	a.launchHeld = false // a folder added meanwhile starts it too
 	r := &a.libRun
 	if r.watchStop != nil {
 		r.watchStop()

@@ -182,3 +182,14 @@ func TestWatcherNamesWhatWentAndWhatItCannotRead(t *testing.T) {
 		t.Fatalf("notice %+v", n)
 	}
 }
+
+// A window's launch holds the rescan and the watch of the music folders
+// until it listed the library (LibraryShown), then starts them once.
+func TestLaunchScanWaitsForTheList(t *testing.T) {
+	r := newLibRig(t, Options{Config: fastCfg(), HoldLaunchScan: time.Hour})
+	if n := r.j.count("scan") + r.j.count("watch"); n != 0 || r.app.Status().Scan.Running {
+		t.Fatalf("the launch scanned before the list was shown: %q", r.j.list())
+	}
+	r.app.LibraryShown()
+	r.waitStatus("the held scan ran", func(s Status) bool { return r.j.count("scan") == 1 && !s.Scan.Running })
+}

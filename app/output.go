@@ -285,7 +285,7 @@ func (a *actor) audioEvent(ev audio.Event) {
 		case ev.Track == a.cur && a.cur.Seq != 0 && a.streamLost(ev.Err):
 		case ev.Track == a.cur && a.cur.Seq != 0:
 			e, _ := a.st.Current()
-			a.notice("error", fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
+			a.shareError(fmt.Sprintf("Could not play %q: %v", e.Title, ev.Err))
 			if a.next.Seq != 0 {
 				a.curEnded = true // the output moves on to the prepared track
 				return
@@ -309,11 +309,35 @@ func (a *actor) audioEvent(ev audio.Event) {
 			// The output went silent after the current track: go on
 			// after the one that failed.
 			if idx >= 0 && idx < len(a.st.Queue) {
-				a.notice("error", fmt.Sprintf("Could not play %q: %v", a.st.Queue[idx].Title, ev.Err))
+				a.shareError(fmt.Sprintf("Could not play %q: %v", a.st.Queue[idx].Title, ev.Err))
 			}
 			a.trackEnded(idx)
 		}
+	case audio.Damaged:
+		// The track plays on: what could be decoded is heard. Said
+		// once a play, here and on every device.
+		title := ""
+		switch {
+		case ev.Track == a.cur && a.cur.Seq != 0:
+			e, _ := a.st.Current()
+			title = e.Title
+		case ev.Track == a.next && a.next.Seq != 0 && a.nextIdx >= 0 && a.nextIdx < len(a.st.Queue):
+			title = a.st.Queue[a.nextIdx].Title
+		default:
+			return // dropped meanwhile
+		}
+		a.log.Warn("damaged audio", "title", title, "skipped", ev.Err.Skipped, "played", ev.Err.Played, "declared", ev.Err.Declared)
+		a.shareError(fmt.Sprintf("%q has %v", title, ev.Err))
 	}
+}
+
+// shareError tells of a track that could not play, or played damaged,
+// here and, through the snapshot, on every device.
+func (a *actor) shareError(text string) {
+	_ = a.run(func(tx *txn) error {
+		a.shareNotice(tx, text, false)
+		return nil
+	})
 }
 
 // nextStarted moves the queue on when the output ran into the prepared

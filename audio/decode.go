@@ -27,6 +27,14 @@ type Info struct {
 	SourceBits     int    // bits per sample in the file; 0 when the codec does not say
 	Layout         string // the file's channel layout as FFmpeg names it ("5.1(side)"); may be empty
 	Frames         int64  // total output frames; -1 when unknown
+	// SourceFrames is the length in frames at SourceRate, counted or, where
+	// the container only estimates it (from the bit rate), estimated; -1
+	// when unknown. FFmpeg's decoders only.
+	SourceFrames int64
+	// Tags are the container's and the audio stream's tags as FFmpeg reads
+	// them (keys as the file spells them: "title", "ARTIST"), filled by
+	// Probe with FFmpeg only; nil otherwise.
+	Tags map[string]string
 }
 
 // Duration is the length of the track; 0 when unknown.
@@ -113,6 +121,7 @@ func Probe(r io.ReadSeeker, name string) (info Info, err error) {
 		if err != nil {
 			return info, err
 		}
+		info.Tags = f.tags()
 		f.Close()
 		return info, nil
 	}

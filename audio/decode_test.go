@@ -218,7 +218,9 @@ func TestSniffByContent(t *testing.T) {
 		{"song.flac", []byte("this is a text file, not music"), FormatUnknown, ErrUnknownFormat},
 		{"song.wav", nil, FormatUnknown, ErrUnknownFormat},
 		{"song.ogg", []byte("OggS\x00\x02" + string(make([]byte, 22)) + "\x13OpusHead"), FormatOpus, nil},
-		{"song.ogg", []byte("OggS\x00\x02" + string(make([]byte, 22)) + "\x13Speex   "), FormatUnknown, ErrUnsupported},
+		{"song.ogg", []byte("OggS\x00\x02" + string(make([]byte, 22)) + "\x13Speex   "), FormatOgg, nil},
+		{"song.mp3", []byte("wvpk\x2a\x00\x00\x00\x10\x04"), FormatWavPack, nil},
+		{"song.flac", []byte("ID3\x04\x00\x00\x00\x00\x00\x00MAC \x96\x0f"), FormatAPE, nil},
 		{"song.m4a", []byte("\x00\x00\x00\x20ftypM4A \x00\x00\x02\x00"), FormatMP4, nil},
 	} {
 		got, err := Sniff(bytes.NewReader(c.data), c.name)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/furudesk/furudesk/formats"
 	"github.com/hajimehoshi/ebiten/v2/audio/mp3"
 	"github.com/hajimehoshi/ebiten/v2/audio/vorbis"
 	"github.com/hajimehoshi/ebiten/v2/audio/wav"
@@ -45,6 +46,9 @@ func newGoDecoder(r io.ReadSeeker, format Format, name string, sampleRate int) (
 		info.SourceRate, info.SourceChannels, version = probeMP3(r)
 		if version == 0 {
 			return nil, needsFFmpeg("MPEG-2.5 MP3")
+		}
+		if layer := mp3Layer(r); layer != 0 && layer != 3 {
+			return nil, needsFFmpeg(fmt.Sprintf("MPEG audio layer %d (MP%d)", layer, layer))
 		}
 		info.Codec = "mp3"
 		s, err := mp3.DecodeWithSampleRate(sampleRate, r)
@@ -105,6 +109,9 @@ func newGoDecoder(r io.ReadSeeker, format Format, name string, sampleRate int) (
 	case FormatAIFF:
 		return nil, needsFFmpeg("AIFF")
 	default:
+		if c := formats.ByName(format.Container()); c != nil {
+			return nil, needsFFmpeg(c.Label)
+		}
 		return nil, fmt.Errorf("%w: %q", ErrUnknownFormat, name)
 	}
 	return &Decoder{info: info, pcm: pcm}, nil
@@ -142,6 +149,11 @@ type wavHeader struct {
 	declared, present    uint32 // data bytes the header claims / the file holds
 }
 
+// wavCodecs names the compressed WAV format tags seen in music
+// collections.
+var wavCodecs = map[uint16]string{2: "ADPCM", 6: "A-law", 7: "µ-law", 0x11: "IMA ADPCM", 0x31: "GSM",
+	0x50: "MPEG audio", 0x55: "MP3", 0x2000: "AC-3"}
+
 // maxWAVChunks bounds the chunks walked before "data".
 const maxWAVChunks = 64
 
@@ -152,6 +164,16 @@ func checkWAV(r io.ReadSeeker) (h wavHeader, err error) {
 	size, err := r.Seek(0, io.SeekEnd)
 	if err != nil {
 		return h, err
+	}
+	if _, err := r.Seek(12, io.SeekStart); err != nil {
+		return h, err
+	}
+	var riff [4]byte
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return h, err
+	}
+	if _, err := io.ReadFull(r, riff[:]); err == nil && string(riff[:]) != "RIFF" {
+		return h, needsFFmpeg(string(riff[:]) + " WAV") // RF64, BW64: 64-bit sizes
 	}
 	if _, err := r.Seek(12, io.SeekStart); err != nil {
 		return h, err
@@ -193,7 +215,10 @@ func checkWAV(r io.ReadSeeker) (h wavHeader, err error) {
 			case 0xfffe:
 				return h, needsFFmpeg("WAVE_FORMAT_EXTENSIBLE WAV")
 			default:
-				return h, fmt.Errorf("%w: wav: format tag %#x (compressed)", ErrUnsupported, tag)
+				if name := wavCodecs[tag]; name != "" {
+					return h, needsFFmpeg(name + " in WAV")
+				}
+				return h, needsFFmpeg(fmt.Sprintf("WAV of format tag %#x", tag))
 			}
 			if h.channels != 1 && h.channels != 2 {
 				return h, needsFFmpeg(fmt.Sprintf("WAV with %d channels", h.channels))
@@ -215,6 +240,31 @@ func checkWAV(r io.ReadSeeker) (h wavHeader, err error) {
 		pos += n
 	}
 	return h, fmt.Errorf("%w: wav: more than %d chunks before data", ErrTooLarge, maxWAVChunks)
+}
+
+// mp3Layer is the MPEG audio layer (1, 2, 3) of the first frame after an
+// optional ID3v2 tag, 0 when it cannot tell. It leaves r at the start.
+func mp3Layer(r io.ReadSeeker) int {
+	defer func() { _, _ = r.Seek(0, io.SeekStart) }()
+	var b [10]byte
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return 0
+	}
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return 0
+	}
+	off := int64(0)
+	if string(b[:3]) == "ID3" {
+		off = id3v2Len(b[:])
+	}
+	var h [2]byte
+	if _, err := r.Seek(off, io.SeekStart); err != nil {
+		return 0
+	}
+	if _, err := io.ReadFull(r, h[:]); err != nil || !isMP3Sync(h[0], h[1]) {
+		return 0
+	}
+	return 4 - int(h[1]>>1&3)
 }
 
 // probeMP3 reads rate, channels and the MPEG version (3: MPEG-1, 2:

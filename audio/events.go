@@ -10,8 +10,8 @@ type Track struct {
 	Seq uint64
 }
 
-// Event is one of Availability, Activity, Position, Started, Finished and
-// DecodeError.
+// Event is one of Availability, Activity, Position, Started, Finished,
+// DecodeError and Damaged.
 type Event interface{ isEvent() }
 
 // Availability reports a change of "the device opened without error and
@@ -57,12 +57,21 @@ type DecodeError struct {
 	Err   error
 }
 
+// Damaged reports a track whose decoding reached its end with damage
+// passed over (see DamageError), once a play; the track went on (and
+// finishes as usual).
+type Damaged struct {
+	Track Track
+	Err   *DamageError
+}
+
 func (Availability) isEvent() {}
 func (Activity) isEvent()     {}
 func (Position) isEvent()     {}
 func (Started) isEvent()      {}
 func (Finished) isEvent()     {}
 func (DecodeError) isEvent()  {}
+func (Damaged) isEvent()      {}
 
 // Report is the truth now, for heartbeats.
 type Report struct {

@@ -167,6 +167,7 @@ struct fd_dec {
 	int demux_eof;  // the demuxer ended and the decoder was drained
 	int finished;   // the resampler was flushed: nothing follows
 	int bad;        // consecutive refused packets
+	int skipped;    // refused packets and frames in all, skipped
 
 	int64_t origin;  // pts of source frame 0 (stream time base)
 	int64_t pos;     // source frame of the next decoded sample
@@ -233,6 +234,7 @@ static int next_frame(fd_dec *d) {
 		}
 		if (r == AVERROR_EOF) return 0;
 		if (r != AVERROR(EAGAIN)) {
+			d->skipped++;
 			if (++d->bad > MAX_BAD_PACKETS) return fail(d, FD_ERR_CORRUPT, "undecodable audio", r);
 			continue;
 		}
@@ -257,6 +259,7 @@ static int next_frame(fd_dec *d) {
 		if (r < 0 && r != AVERROR(EAGAIN)) {
 			// A damaged packet: skip it like ffmpeg does, unless the
 			// stream is nothing but damage.
+			d->skipped++;
 			if (++d->bad > MAX_BAD_PACKETS) return fail(d, FD_ERR_CORRUPT, "undecodable audio", r);
 		}
 	}
@@ -402,23 +405,34 @@ static int flush_swr(fd_dec *d) {
 // list of them (strcmp on each name): a scan probes 100,000 files with a
 // handful of formats, so the answers are kept. The pointers are FFmpeg's
 // own constant tables; a race stores the same value twice.
-enum { LOOKUP_CACHE = 16 };
+enum { LOOKUP_CACHE = 32 };
 
-// The demuxers package audio forces (ffmpeg.go's demuxers).
-static const char *const demuxer_names[] = {"mp3", "ogg", "wav", "flac", "mov", "aac", "aiff"};
-static _Atomic(const AVInputFormat *) demuxer_cache[sizeof demuxer_names / sizeof demuxer_names[0]];
+// The demuxers package audio forced so far, by the name it gives (package
+// formats' Demuxer). Slots are claimed once, never freed; past
+// LOOKUP_CACHE names each lookup walks the list.
+static struct {
+	atomic_int used; // 0 free, 1 being written, 2 set
+	char name[24];
+	const AVInputFormat *fmt;
+} demuxer_cache[LOOKUP_CACHE];
 
 static const AVInputFormat *find_demuxer(const char *name) {
-	for (size_t i = 0; i < sizeof demuxer_names / sizeof demuxer_names[0]; i++) {
-		if (strcmp(demuxer_names[i], name) != 0) continue;
-		const AVInputFormat *f = atomic_load(&demuxer_cache[i]);
-		if (!f) {
-			f = av_find_input_format(name);
-			atomic_store(&demuxer_cache[i], f);
-		}
-		return f;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		if (atomic_load(&demuxer_cache[i].used) != 2) continue;
+		if (strcmp(demuxer_cache[i].name, name) == 0) return demuxer_cache[i].fmt;
 	}
-	return av_find_input_format(name);
+	const AVInputFormat *f = av_find_input_format(name);
+	if (!f || strlen(name) >= sizeof demuxer_cache[0].name) return f;
+	for (int i = 0; i < LOOKUP_CACHE; i++) {
+		int expected = 0;
+		if (atomic_compare_exchange_strong(&demuxer_cache[i].used, &expected, 1)) {
+			snprintf(demuxer_cache[i].name, sizeof demuxer_cache[i].name, "%s", name);
+			demuxer_cache[i].fmt = f;
+			atomic_store(&demuxer_cache[i].used, 2);
+			break;
+		}
+	}
+	return f;
 }
 
 static struct {
@@ -537,6 +551,10 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 		goto bad;
 	}
 	d->fmt->pb = d->io;
+	// Ours to free (release), also when the context is closed before
+	// avformat_open_input marked it so: avio_close would take the Go
+	// handle for FFmpeg's own I/O state.
+	d->fmt->flags |= AVFMT_FLAG_CUSTOM_IO;
 	const AVInputFormat *ifmt = NULL;
 	if (format && *format) {
 		ifmt = find_demuxer(format);
@@ -692,9 +710,22 @@ int fd_open(uintptr_t handle, const char *format, int out_rate, fd_dec **out, fd
 	if (info->src_frames > 0 && par->initial_padding > 0 && par->initial_padding < info->src_frames)
 		info->src_frames -= par->initial_padding;
 	if (d->limit >= 0 && (info->src_frames < 0 || d->limit < info->src_frames)) info->src_frames = d->limit;
+	int estimated = 0;
+	if (info->src_frames < 0) {
+		// A probe of a raw stream (ADTS, AC-3, DTS) or of a container that
+		// leaves the length to avformat_find_stream_info (W64, CAF): the
+		// file's size at the bit rate the header or the first frame
+		// says, as avformat_find_stream_info would estimate it.
+		int64_t br = par->bit_rate > 0 ? par->bit_rate : d->dec->bit_rate > 0 ? d->dec->bit_rate : d->fmt->bit_rate;
+		int64_t size = avio_size(d->fmt->pb);
+		if (br > 0 && size > 0) {
+			info->src_frames = av_rescale_rnd(size, 8 * (int64_t)d->src_rate, br, AV_ROUND_DOWN);
+			estimated = 1;
+		}
+	}
 	// MP3 durations count the LAME encoder delay and padding that the
 	// decoder trims; estimates from the bit rate are no count at all.
-	info->exact = d->fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE &&
+	info->exact = !estimated && d->fmt->duration_estimation_method != AVFMT_DURATION_FROM_BITRATE &&
 	              par->codec_id != AV_CODEC_ID_MP3 && par->codec_id != AV_CODEC_ID_MP2 && par->codec_id != AV_CODEC_ID_MP1;
 	snprintf(info->codec, sizeof info->codec, "%s", codec->name);
 	av_channel_layout_describe(&d->frame->ch_layout, info->layout, sizeof info->layout);
@@ -788,6 +819,35 @@ int fd_seek(fd_dec *d, int64_t k) {
 }
 
 const char *fd_error(fd_dec *d) { return d->err; }
+
+int fd_skipped(fd_dec *d) { return d->skipped; }
+
+// put_tags appends m's entries to buf as key=value lines (a line break in
+// a value becomes a space); entries that do not fit are left out.
+static int put_tags(const AVDictionary *m, char *buf, int len, int used) {
+	const AVDictionaryEntry *e = NULL;
+	while ((e = av_dict_get(m, "", e, AV_DICT_IGNORE_SUFFIX))) {
+		size_t k = strlen(e->key), v = strlen(e->value);
+		if (used + (int)(k + v + 2) >= len) continue;
+		memcpy(buf + used, e->key, k);
+		buf[used + k] = '=';
+		for (size_t i = 0; i < v; i++) {
+			char c = e->value[i];
+			buf[used + k + 1 + i] = c == '\n' || c == '\r' ? ' ' : c;
+		}
+		used += (int)(k + v + 2);
+		buf[used - 1] = '\n';
+	}
+	return used;
+}
+
+int fd_tags(fd_dec *d, char *buf, int len) {
+	if (len <= 0) return 0;
+	int used = put_tags(d->fmt->metadata, buf, len, 0);
+	used = put_tags(d->fmt->streams[d->stream]->metadata, buf, len, used);
+	buf[used] = 0;
+	return used;
+}
 
 void fd_close(fd_dec *d) {
 	if (!d) return;

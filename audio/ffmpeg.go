@@ -31,8 +31,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/cgo"
+	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/furudesk/furudesk/formats"
 )
 
 // FFmpeg's libraries are loaded when something is first decoded or
@@ -219,11 +222,14 @@ func furudeskAVSeek(h C.uintptr_t, off C.int64_t, whence C.int) (pos C.int64_t) 
 	return C.int64_t(p)
 }
 
-// demuxers names FFmpeg's demuxer for each container Sniff recognises:
-// forcing it keeps FFmpeg from guessing at files that are not music.
-var demuxers = map[Format]string{
-	FormatMP3: "mp3", FormatVorbis: "ogg", FormatOpus: "ogg", FormatOggFLAC: "ogg", FormatWAV: "wav",
-	FormatFLAC: "flac", FormatMP4: "mov", FormatAAC: "aac", FormatAIFF: "aiff",
+// demuxer names FFmpeg's demuxer for a container Sniff recognised
+// (package formats' list): forcing it keeps FFmpeg from guessing at files
+// that are not music.
+func demuxer(f Format) string {
+	if c := formats.ByName(f.Container()); c != nil {
+		return c.Demuxer
+	}
+	return ""
 }
 
 // ffReader decodes through FFmpeg; it is a pcmReader with Close.
@@ -237,12 +243,12 @@ type ffReader struct {
 // newFFmpeg opens r, already sniffed as format, for 16-bit stereo at rate;
 // rate 0 keeps the stream's own rate (a probe).
 func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader, Info, error) {
-	info := Info{Format: format, SampleRate: rate, Channels: 2, Frames: -1}
+	info := Info{Format: format, SampleRate: rate, Channels: 2, Frames: -1, SourceFrames: -1}
 	if err := ffmpegErr(); err != nil { // fd_open needs the libraries
 		return nil, info, err
 	}
-	demux, ok := demuxers[format]
-	if !ok {
+	demux := demuxer(format)
+	if demux == "" {
 		return nil, info, fmt.Errorf("%w: %q", ErrUnknownFormat, name)
 	}
 	src := &avSource{r: r, keepSize: rate == 0}
@@ -265,13 +271,17 @@ func newFFmpeg(r io.ReadSeeker, format Format, name string, rate int) (*ffReader
 	if rate == 0 {
 		info.SampleRate = info.SourceRate
 	}
+	if ci.src_frames > 0 {
+		info.SourceFrames = int64(ci.src_frames)
+	}
 	if ci.src_frames > 0 && ci.exact != 0 {
 		info.Frames = outFrames(int64(ci.src_frames), int64(ci.src_rate), int64(info.SampleRate))
 	}
-	switch info.Codec {
-	case "aac", "aac_fixed":
+	switch {
+	case format != FormatMP4:
+	case info.Codec == "aac" || info.Codec == "aac_fixed":
 		info.Format = FormatAAC
-	case "alac":
+	case info.Codec == "alac":
 		info.Format = FormatALAC
 	}
 	return &ffReader{d: d, h: h, src: src, format: info.Format}, info, nil
@@ -317,6 +327,32 @@ func (f *ffReader) SeekFrame(k int64) error {
 		return ffError(code, C.GoString(C.fd_error(f.d)), f.format, f.src.err)
 	}
 	return nil
+}
+
+// maxTagBytes bounds the tags tags reads: cover art is not among them
+// (FFmpeg reads it as a picture stream), lyrics may be.
+const maxTagBytes = 16 << 10
+
+// tags are the stream's tags (see Info.Tags), the first of each key.
+func (f *ffReader) tags() map[string]string {
+	buf := make([]byte, maxTagBytes)
+	n := int(C.fd_tags(f.d, (*C.char)(unsafe.Pointer(&buf[0])), C.int(len(buf))))
+	m := map[string]string{}
+	for _, line := range strings.Split(string(buf[:n]), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if _, dup := m[k]; ok && k != "" && !dup {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// skipped counts the damaged packets and frames skipped so far.
+func (f *ffReader) skipped() int {
+	if f.d == nil {
+		return 0
+	}
+	return int(C.fd_skipped(f.d))
 }
 
 // Close frees the FFmpeg state; the reader is not closed.

@@ -52,6 +52,15 @@ int fd_seek(fd_dec *d, int64_t out_frame);
 // fd_error is the reason of the last failure of d.
 const char *fd_error(fd_dec *d);
 
+// fd_tags writes the container's tags, then the audio stream's, into buf
+// as key=value lines, NUL-terminated, as many as fit in len bytes, and
+// returns the bytes written.
+int fd_tags(fd_dec *d, char *buf, int len);
+
+// fd_skipped counts the packets and frames the decoder refused and d
+// skipped (damage, as ffmpeg skips it) since fd_open.
+int fd_skipped(fd_dec *d);
+
 // fd_close frees d and everything it holds.
 void fd_close(fd_dec *d);
 

@@ -55,6 +55,7 @@
 	X(avio_alloc_context) \
 	X(avio_context_free) \
 	X(avio_feof) \
+	X(avio_size) \
 	X(swr_alloc_set_opts2) \
 	X(swr_convert) \
 	X(swr_free) \
@@ -115,6 +116,7 @@ FD_FUNCS(X)
 #define avio_alloc_context (*fd_dl_avio_alloc_context)
 #define avio_context_free (*fd_dl_avio_context_free)
 #define avio_feof (*fd_dl_avio_feof)
+#define avio_size (*fd_dl_avio_size)
 #define swr_alloc_set_opts2 (*fd_dl_swr_alloc_set_opts2)
 #define swr_convert (*fd_dl_swr_convert)
 #define swr_free (*fd_dl_swr_free)

@@ -29,6 +29,7 @@ func newFFmpeg(io.ReadSeeker, Format, string, int) (*ffReader, Info, error) {
 func (*ffReader) Read([]byte) (int, error) { return 0, errNoFFmpeg }
 func (*ffReader) SeekFrame(int64) error    { return errNoFFmpeg }
 func (*ffReader) Close()                   {}
+func (*ffReader) tags() map[string]string  { return nil }
 
 func ffLive() int { return 0 }
 

@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+
+	"github.com/furudesk/furudesk/formats"
 )
 
 // Format is an audio container/codec this package can decode.
@@ -13,7 +15,8 @@ type Format int
 
 // The formats, detected from content by Sniff. FormatMP4 is the container;
 // once decoded, Info.Format names its codec (FormatAAC, FormatALAC) when
-// it is one of those.
+// it is one of those. The formats after FormatAIFF are the other
+// containers of package formats, which only FFmpeg plays.
 const (
 	FormatUnknown Format = iota
 	FormatMP3
@@ -26,10 +29,65 @@ const (
 	FormatAAC     // AAC: in MP4, or a raw ADTS stream
 	FormatALAC    // Apple Lossless in MP4
 	FormatAIFF    // AIFF and AIFF-C
+	FormatOgg     // Ogg of another codec than Vorbis, Opus or FLAC (Speex)
+	FormatMatroska
+	FormatCAF
+	FormatWavPack
+	FormatWMA
+	FormatW64
+	FormatAPE
+	FormatTTA
+	FormatMusepack
+	FormatMusepack8
+	FormatDSF
+	FormatDFF
+	FormatAU
+	FormatAC3
+	FormatEAC3
+	FormatDTS
+	FormatShorten
+	FormatTAK
+	FormatAMR
+	formatEnd
 )
 
+// containers names each Format's container in package formats (the
+// library's name of the format).
+var containers = [formatEnd]string{
+	FormatMP3: "mp3", FormatVorbis: "ogg", FormatWAV: "wav", FormatFLAC: "flac", FormatOpus: "opus",
+	FormatOggFLAC: "ogg", FormatMP4: "m4a", FormatAAC: "aac", FormatALAC: "m4a", FormatAIFF: "aiff",
+	FormatOgg: "ogg", FormatMatroska: "mka", FormatCAF: "caf", FormatWavPack: "wv", FormatWMA: "wma",
+	FormatW64: "w64", FormatAPE: "ape", FormatTTA: "tta", FormatMusepack: "mpc", FormatMusepack8: "mpc8",
+	FormatDSF: "dsf", FormatDFF: "dff", FormatAU: "au", FormatAC3: "ac3", FormatEAC3: "eac3",
+	FormatDTS: "dts", FormatShorten: "shn", FormatTAK: "tak", FormatAMR: "amr",
+}
+
+// ofContainer is the Format Sniff gives for each container of package
+// formats (Ogg is told apart by its codec after).
+var ofContainer = func() map[string]Format {
+	m := map[string]Format{}
+	for f := formatEnd - 1; f > FormatUnknown; f-- {
+		if c := containers[f]; c != "" {
+			m[c] = f
+		}
+	}
+	m["ogg"], m["m4a"], m["aac"] = FormatVorbis, FormatMP4, FormatAAC
+	return m
+}()
+
+// Container is the name of f's container in package formats ("flac",
+// "m4a", "wv"): what the library stores as a track's format. "" for
+// FormatUnknown.
+func (f Format) Container() string {
+	if f <= FormatUnknown || f >= formatEnd {
+		return ""
+	}
+	return containers[f]
+}
+
 // String returns the lower-case name of f ("mp3", "vorbis", "wav", "flac",
-// "opus", "ogg-flac", "mp4", "aac", "alac", "aiff").
+// "opus", "ogg-flac", "mp4", "aac", "alac", "aiff", "ogg", then the
+// container's name: "mka", "wv"…).
 func (f Format) String() string {
 	switch f {
 	case FormatMP3:
@@ -52,6 +110,9 @@ func (f Format) String() string {
 		return "alac"
 	case FormatAIFF:
 		return "aiff"
+	}
+	if c := f.Container(); c != "" {
+		return c
 	}
 	return "unknown"
 }
@@ -76,34 +137,15 @@ func sniff(r io.ReadSeeker, name string) (Format, error) {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return FormatUnknown, err
 	}
-	var head [64]byte
+	var head [formats.HeadLen]byte
 	n, err := io.ReadFull(r, head[:])
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return FormatUnknown, err
 	}
 	b := head[:n]
-	switch {
-	case len(b) >= 12 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WAVE":
-		return FormatWAV, nil
-	case len(b) >= 4 && string(b[:4]) == "fLaC":
-		return FormatFLAC, nil
-	case len(b) >= 12 && string(b[:4]) == "FORM" && (string(b[8:12]) == "AIFF" || string(b[8:12]) == "AIFC"):
-		return FormatAIFF, nil
-	case len(b) >= 4 && string(b[:4]) == "OggS":
-		if bytes.Contains(b, []byte("\x01vorbis")) {
-			return FormatVorbis, nil
-		}
-		if bytes.Contains(b, []byte("OpusHead")) {
-			return FormatOpus, nil
-		}
-		if bytes.Contains(b, []byte("\x7fFLAC")) {
-			return FormatOggFLAC, nil
-		}
-		return FormatUnknown, fmt.Errorf("%w: an Ogg stream that is not Vorbis, Opus or FLAC", ErrUnsupported)
-	case len(b) >= 12 && string(b[4:8]) == "ftyp":
-		return FormatMP4, nil
-	case len(b) >= 10 && string(b[:3]) == "ID3":
-		// ID3v2 precedes MP3 and, rarely, FLAC: look behind the tag.
+	if len(b) >= 10 && string(b[:3]) == "ID3" {
+		// ID3v2 precedes MP3 and, rarely, FLAC, ADTS or others: look
+		// behind the tag.
 		size := id3v2Len(b)
 		if size > maxID3Skip {
 			return FormatUnknown, fmt.Errorf("%w: ID3 tag of %d bytes", ErrTooLarge, size)
@@ -111,20 +153,24 @@ func sniff(r io.ReadSeeker, name string) (Format, error) {
 		if _, err := r.Seek(size, io.SeekStart); err != nil {
 			return FormatUnknown, err
 		}
-		var after [4]byte
-		if _, err := io.ReadFull(r, after[:]); err == nil {
-			switch {
-			case string(after[:]) == "fLaC":
-				return FormatFLAC, nil
-			case isADTSSync(after[0], after[1]):
-				return FormatAAC, nil
-			}
+		k, _ := io.ReadFull(r, head[:])
+		if f := ofContainer[formats.Detect(head[:k])]; f != FormatUnknown {
+			return f, nil
 		}
 		return FormatMP3, nil
-	case len(b) >= 2 && isMP3Sync(b[0], b[1]):
-		return FormatMP3, nil
-	case len(b) >= 2 && isADTSSync(b[0], b[1]):
-		return FormatAAC, nil
+	}
+	c := formats.Detect(b)
+	if c == "ogg" {
+		switch {
+		case bytes.Contains(b, []byte("\x01vorbis")):
+			return FormatVorbis, nil
+		case bytes.Contains(b, []byte("\x7fFLAC")):
+			return FormatOggFLAC, nil
+		}
+		return FormatOgg, nil
+	}
+	if f := ofContainer[c]; f != FormatUnknown {
+		return f, nil
 	}
 	if strings.EqualFold(filepath.Ext(name), ".mp3") && n > 0 {
 		return FormatMP3, nil
@@ -142,14 +188,5 @@ func id3v2Len(b []byte) int64 {
 	return size
 }
 
-// isMP3Sync reports an MPEG audio frame header: 11 sync bits, a valid
-// version and a layer that is not "reserved".
-func isMP3Sync(b0, b1 byte) bool {
-	return b0 == 0xff && b1&0xe0 == 0xe0 && b1&0x18 != 0x08 && b1&0x06 != 0
-}
-
-// isADTSSync reports an ADTS (raw AAC) frame header: 12 sync bits and the
-// layer bits MPEG audio never has.
-func isADTSSync(b0, b1 byte) bool {
-	return b0 == 0xff && b1&0xf6 == 0xf0
-}
+// isMP3Sync reports an MPEG audio frame header.
+func isMP3Sync(b0, b1 byte) bool { return formats.IsMPEGAudioSync(b0, b1) }

@@ -63,6 +63,10 @@ func newOutput(o Options) *Output {
 	out.volume.Store(100)
 	out.report = Report{Volume: 100} // not yet known: within StartupGrace
 	out.mix = newMixer(o.SampleRate, o.aheadChunks(), func(t Track, err error) {
+		if dmg, ok := err.(*DamageError); ok {
+			out.emit(Damaged{Track: t, Err: dmg})
+			return
+		}
 		out.emit(DecodeError{Track: t, Err: err})
 	})
 	return out
@@ -280,8 +284,11 @@ func (o *Output) monitor() {
 			}
 		case now := <-t.C:
 			o.measure(&m, now)
-			if m.suspended {
-				// Nothing to measure until a command wakes the monitor.
+			if m.suspended || m.failed && !o.mix.settling() {
+				// Nothing to measure until a command wakes the monitor:
+				// a device that failed to open stays failed, and
+				// measuring it every Tick cost a box without sound
+				// 1 % of a core and 500 wakeups a second.
 				due = now.Add(time.Hour)
 				continue
 			}
@@ -309,6 +316,7 @@ type meter struct {
 	lastPos     time.Time
 	idleSince   time.Time // running with nothing to play since; zero when not
 	suspended   bool      // the device is suspended (Options.IdleSuspend)
+	failed      bool      // the device did not open, and that was told (Availability)
 }
 
 func (o *Output) measure(m *meter, now time.Time) {
@@ -378,6 +386,8 @@ func (o *Output) measure(m *meter, now time.Time) {
 			o.emit(Availability{Available: available, Err: why})
 		}
 	}
+	_, m.failed = dev.(failedDevice)
+	m.failed = m.failed && m.known
 	if playing != m.playing {
 		m.playing = playing
 		o.emit(Activity{Playing: playing})

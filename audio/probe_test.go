@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -113,7 +114,8 @@ func TestProbeInfoMatchesPlay(t *testing.T) {
 		}
 		di := d.Info()
 		d.Close()
-		if pi != di {
+		pi.Tags = nil // only a probe reads them
+		if !reflect.DeepEqual(pi, di) {
 			t.Errorf("%s: Probe tells %+v, a play %+v", c.name, pi, di)
 		}
 	}

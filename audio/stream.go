@@ -60,7 +60,9 @@ type stream struct {
 }
 
 // startStream opens src on a new goroutine and decodes from frame at.
-// onErr is called (from that goroutine) when opening or decoding fails.
+// onErr is called (from that goroutine) when opening or decoding fails,
+// and once, with a *DamageError, when the track reached its end damaged
+// (it did not fail).
 func startStream(t Track, src Source, rate int, at int64, ahead int, onErr func(Track, error)) *stream {
 	s := &stream{
 		track:  t,
@@ -129,6 +131,7 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 	}
 	ended := false
 	idle := 0
+	damageTold := false // a DamageError is reported once a play
 	seek := func(req seekReq) {
 		gen, ended, idle = req.gen, false, 0
 		if err := dec.SeekFrame(req.frame); err != nil {
@@ -161,6 +164,10 @@ func (s *stream) run(src Source, rate int, at int64, onErr func(Track, error)) {
 		switch {
 		case errors.Is(err, io.EOF):
 			c.end = true
+			if dmg := dec.Damage(true); dmg != nil && !damageTold {
+				damageTold = true
+				onErr(s.track, dmg)
+			}
 		case err != nil:
 			c.end, c.err = true, err
 			onErr(s.track, err)

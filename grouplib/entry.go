@@ -11,6 +11,7 @@ import (
 
 	"lukechampine.com/blake3"
 
+	"github.com/furudesk/furudesk/formats"
 	"github.com/furudesk/furudesk/library"
 )
 
@@ -160,13 +161,7 @@ func ValidContentID(id string) bool {
 
 // Ext is the file extension of a catalog format ("flac" → ".flac"), ""
 // for one the library does not index.
-func Ext(format string) string {
-	switch format {
-	case "mp3", "ogg", "opus", "flac", "wav", "m4a", "aiff":
-		return "." + format
-	}
-	return ""
-}
+func Ext(format string) string { return formats.Ext(format) }
 
 // Hash is a BLAKE3-256 digest.
 type Hash [32]byte

@@ -130,6 +130,7 @@ type Library struct {
 	retryAt  map[engine.DeviceID]time.Time // catalog syncs in backoff
 	retryN   map[engine.DeviceID]int
 	version  uint64 // of the union, moves on every change
+	loadErr  error  // why the stored catalogs could not be read (load)
 
 	dmu       sync.Mutex
 	downloads map[string]*download
@@ -231,9 +232,26 @@ func New(cfg Config) (*Library, error) {
 		l.srv.total = DefaultUploadsTotal
 	}
 	l.srv.rate.set(cfg.UploadRate)
-	stored, err := cfg.Store.LoadCatalogs()
+	// The stored catalogs (this device's lists every track: 100,000 read
+	// and restored took 2-4 s) are read beside the caller's own start, a
+	// window's first list: every reader of the catalogs waits for them on
+	// l.mu, held until they are in.
+	l.mu.Lock()
+	go l.load()
+	return l, nil
+}
+
+// load reads the stored catalogs; New locked l.mu for it. Where they
+// cannot be read the library holds none and publishes nothing (that
+// would replace what is stored), and says why.
+func (l *Library) load() {
+	defer l.mu.Unlock()
+	stored, err := l.cfg.Store.LoadCatalogs()
 	if err != nil {
-		return nil, fmt.Errorf("grouplib: load catalogs: %w", err)
+		l.log.Error("grouplib: the stored catalogs could not be read: this device's is not published this time", "err", err)
+		l.catalogs[l.self] = NewCatalog(l.self).Lean()
+		l.loadErr = err
+		return
 	}
 	for _, sc := range stored {
 		c, err := Restore(sc.Origin, sc.Version, sc.Floor, sc.Items, sc.Gone)
@@ -252,7 +270,6 @@ func New(cfg Config) (*Library, error) {
 		l.catalogs[l.self] = NewCatalog(l.self).Lean()
 	}
 	l.dirty = true // compare the library with the stored catalog once
-	return l, nil
 }
 
 // verifyFile is the content id of a file as the library scan computes it.
@@ -433,8 +450,8 @@ func (l *Library) syncOnce() time.Duration {
 	next := syncInterval
 	l.followGroup()
 	l.mu.Lock()
-	publish := l.dirty && time.Since(l.dirtyAt) >= l.cfg.PublishDelay
-	if l.dirty && !publish {
+	publish := l.dirty && l.loadErr == nil && time.Since(l.dirtyAt) >= l.cfg.PublishDelay
+	if l.dirty && !publish && l.loadErr == nil {
 		next = min(next, l.cfg.PublishDelay-time.Since(l.dirtyAt))
 	}
 	l.mu.Unlock()

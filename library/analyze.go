@@ -16,37 +16,35 @@ import (
 	"lukechampine.com/blake3"
 
 	"github.com/furudesk/furudesk/audio"
+	"github.com/furudesk/furudesk/formats"
 )
 
 // ContentIDPrefix starts every content id: the hash function's name.
 const ContentIDPrefix = "b3:"
 
-// Formats lists the file extensions the library indexes, each with its
-// format name. Whether a file is listed is then the decoder's answer
-// (audio.Probe): the library lists exactly what plays.
-var formats = map[string]string{".mp3": "mp3", ".ogg": "ogg", ".oga": "ogg", ".opus": "opus", ".flac": "flac",
-	".wav": "wav", ".m4a": "m4a", ".m4b": "m4a", ".m4p": "m4a", ".aif": "aiff", ".aiff": "aiff", ".aifc": "aiff"}
-
 // otherAudio names the audio files the library does not play, by
 // extension, so that a scan counts and names them instead of passing them
-// over in silence.
-var otherAudio = map[string]string{".wma": "WMA", ".ape": "Monkey's Audio", ".wv": "WavPack",
-	".mpc": "Musepack", ".mka": "Matroska audio", ".dsf": "DSD", ".dff": "DSD",
-	".tta": "TTA", ".ac3": "AC-3", ".dts": "DTS", ".spx": "Speex", ".aac": "raw AAC (ADTS)", ".aa": "Audible",
-	".aax": "Audible", ".caf": "Core Audio", ".mp2": "MP2", ".amr": "AMR", ".shn": "Shorten"}
+// over in silence. What it plays is package formats' list.
+var otherAudio = map[string]string{".aa": "Audible", ".aax": "Audible", ".ra": "RealAudio", ".rm": "RealAudio",
+	".mid": "MIDI", ".midi": "MIDI", ".ofr": "OptimFROG", ".mod": "tracker module", ".xm": "tracker module",
+	".it": "tracker module", ".s3m": "tracker module"}
 
-// FormatOf returns the format ("mp3", "ogg", "opus", "flac", "wav", "m4a", "aiff")
-// a file name's extension promises, or "" for a file the library does not
-// index.
+// FormatOf returns the format (a container of package formats: "mp3",
+// "flac", "m4a", "wv"…) a file name's extension promises, or "" for a
+// file the library does not index. What a file holds decides: a WavPack
+// file named .mp3 is indexed as "wv".
 func FormatOf(name string) string {
-	return formats[strings.ToLower(filepath.Ext(name))]
+	if c := formats.ByExt(filepath.Ext(name)); c != nil {
+		return c.Name
+	}
+	return ""
 }
 
 // isAudioName reports a name the scan counts as an audio file: one it
 // indexes, or one of otherAudio that it names as unsupported.
 func isAudioName(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
-	return formats[ext] != "" || otherAudio[ext] != ""
+	return formats.ByExt(ext) != nil || otherAudio[ext] != ""
 }
 
 // file is what analysis needs from an open file; *os.File satisfies it.
@@ -121,12 +119,15 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		return a, ErrNotRegular
 	}
 	size := info.Size()
-	if format == "wav" {
-		// Samplers and drum kits name AIFF files .wav: play what they are.
-		var head [4]byte
-		if _, err := f.ReadAt(head[:], 0); err == nil && string(head[:]) == "FORM" {
-			format = "aiff"
-		}
+	ra := newReadAhead(f, size) // for the tag parsers' small reads
+	defer ra.release()
+	// What the file holds decides, not its name: samplers name AIFF
+	// files .wav, taggers AAC files .mp3, downloaders WebM files .mp4.
+	sniffed, err := audio.Sniff(ra, path)
+	if err == nil {
+		format = sniffed.Container()
+	} else if !errors.Is(err, audio.ErrUnknownFormat) {
+		return a, playableErr(err)
 	}
 	t := &a.track
 	t.Path, t.Size, t.ModTime, t.Format = path, size, info.ModTime(), format
@@ -137,12 +138,21 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 	h := hashers.Get().(*blake3.Hasher)
 	defer hashers.Put(h)
 	h.Reset()
-	ra := newReadAhead(f, size) // for the tag parsers' small reads
-	defer ra.release()
 
 	var tags tagInfo
 	var tagErr error
-	switch format {
+	read := format // how: with the parsers of this package, or FFmpeg's (default)
+	switch {
+	case format == "wav":
+		// RF64 and BW64 (WAV past 4 GB): FFmpeg reads their 64-bit sizes.
+		var head [4]byte
+		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:]) != "RIFF" {
+			read = "ffmpeg"
+		}
+	case sniffed == audio.FormatOgg:
+		read = "ffmpeg" // Speex: hashOgg knows Vorbis, Opus and FLAC
+	}
+	switch read {
 	case "wav", "aiff":
 		parse := parseWAV
 		if format == "aiff" {
@@ -152,8 +162,13 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 		if err != nil {
 			return a, err
 		}
-		if err := playable(ra, path); err != nil {
+		pi, err := probe(ra, path)
+		if err != nil {
 			return a, err
+		}
+		if w.coded && pi.SourceFrames > 0 && pi.SourceRate > 0 {
+			// ADPCM, MP3 in WAV: the header's byte rate is an average.
+			w.duration = samplesDuration(pi.SourceFrames, int64(pi.SourceRate))
 		}
 		switch {
 		case w.id3Len > 0:
@@ -268,6 +283,21 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 				return a, err
 			}
 		}
+	default:
+		// The containers only FFmpeg reads (ADTS AAC, Matroska,
+		// WavPack, WMA, DSD…): FFmpeg tells the length and the tags,
+		// and the content id is the whole file's.
+		pi, err := probe(ra, path)
+		if err != nil {
+			return a, err
+		}
+		if pi.SourceFrames > 0 && pi.SourceRate > 0 {
+			t.Duration = samplesDuration(pi.SourceFrames, int64(pi.SourceRate))
+		}
+		tags = ffmpegTags(pi.Tags)
+		if err := hashRange(f, 0, size, h, buf); err != nil {
+			return a, err
+		}
 	}
 	if tagErr != nil && !errors.Is(tagErr, tag.ErrNoTagsFound) {
 		a.brokenTags = tagErr
@@ -293,10 +323,21 @@ func analyzeFile(fsys fileSystem, path, root, dirCover string) (analysis, error)
 // a system call each time (7-12 µs of a 50 µs probe and tag read of the
 // bench collection's small files).
 func playable(f io.ReadSeeker, path string) error {
-	_, err := audio.Probe(f, path)
+	_, err := probe(f, path)
+	return err
+}
+
+// probe is playable with what the decoder learnt.
+func probe(f io.ReadSeeker, path string) (audio.Info, error) {
+	info, err := audio.Probe(f, path)
 	if _, serr := f.Seek(0, io.SeekStart); serr != nil && err == nil {
 		err = serr
 	}
+	return info, playableErr(err)
+}
+
+// playableErr turns the decoder's answer into the library's errors.
+func playableErr(err error) error {
 	var nf *audio.NeedsFFmpegError
 	switch {
 	case err == nil:

@@ -186,15 +186,26 @@ func TestSplitArtists(t *testing.T) {
 	}
 }
 
-func TestContentMustMatchExtension(t *testing.T) {
+// TestContentDecidesNotTheName: a file whose content is another format
+// than its name says is listed as what it holds; one that holds no audio
+// is refused.
+func TestContentDecidesNotTheName(t *testing.T) {
 	dir := t.TempDir()
 	toneWAV(t, filepath.Join(dir, "real.wav"), 440, wavfile.Tags{})
 	wav, _ := os.ReadFile(filepath.Join(dir, "real.wav"))
+	for _, name := range []string{"wav-as.flac", "wav-as.ogg", "wav-as.mp3", "wav-as.wv"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, wav, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		tr, err := AnalyzeFile(p, dir)
+		if err != nil || tr.Format != "wav" || tr.Duration <= 0 {
+			t.Errorf("%s: %+v, %v; want it listed as the WAV it is", name, tr, err)
+		}
+	}
 	files := map[string][]byte{
 		"garbage.mp3":     []byte(strings.Repeat("not audio at all ", 200)),
-		"wav-as.flac":     wav,
-		"wav-as.ogg":      wav,
-		"wav-as.mp3":      wav,
+		"garbage.wv":      []byte(strings.Repeat("not audio at all ", 200)),
 		"empty.wav":       nil,
 		"truncated.flac":  []byte("fLaC\x00\x00\x00\x22"),
 		"id3-only.mp3":    []byte("ID3\x04\x00\x00\x00\x00\x00\x00"),

@@ -43,6 +43,8 @@ func channelsOf(layout string) int {
 	switch layout {
 	case "mono":
 		return 1
+	case "3.0":
+		return 3
 	case "5.1":
 		return 6
 	}
@@ -55,7 +57,7 @@ func newKinds() []newKind {
 		{name: "alac-m4a", file: "b.m4a", src: tone("stereo", 96000, 2.5), opts: []string{"-c:a", "alac", "-sample_fmt", "s32p"}, format: "m4a", needs: "MP4 audio (AAC, ALAC)"},
 		{name: "aac-m4b", file: "c.m4b", src: tone("mono", 22050, 2.5), opts: []string{"-c:a", "aac", "-f", "ipod"}, format: "m4a", needs: "MP4 audio (AAC, ALAC)"},
 		{name: "opus", file: "d.opus", src: tone("stereo", 48000, 2.5), opts: []string{"-c:a", "libopus"}, format: "opus", needs: "Opus"},
-		{name: "opus-in-ogg", file: "e.ogg", src: tone("mono", 16000, 2.5), opts: []string{"-c:a", "libopus"}, format: "ogg", needs: "Opus"},
+		{name: "opus-in-ogg", file: "e.ogg", src: tone("mono", 16000, 2.5), opts: []string{"-c:a", "libopus"}, format: "opus", needs: "Opus"},
 		{name: "flac-in-ogg", file: "f.oga", src: tone("stereo", 44100, 2.5), opts: []string{"-c:a", "flac", "-f", "ogg"}, format: "ogg", needs: "FLAC in Ogg"},
 		{name: "vorbis-5.1", file: "g.ogg", src: tone("5.1", 48000, 2.5), opts: []string{"-c:a", "libvorbis"}, format: "ogg", needs: "Vorbis with 6 channels"},
 		{name: "mp3-mpeg2.5", file: "h.mp3", src: tone("mono", 11025, 2.5), opts: []string{"-c:a", "libmp3lame"}, format: "mp3", needs: "MPEG-2.5 MP3"},
@@ -295,8 +297,8 @@ func TestScanNamesWhatItCannotPlay(t *testing.T) {
 	protectM4A(t, drm)
 	text := filepath.Join(dir, "readme.mp3")
 	writeFileT(t, text, []byte(strings.Repeat("these are liner notes, not music\n", 100)))
-	wma := filepath.Join(dir, "old.wma")
-	writeFileT(t, wma, []byte("0&\xb2u\x8ef\xcf\x11 an ASF header"))
+	ra := filepath.Join(dir, "old.ra")
+	writeFileT(t, ra, []byte(".ra\xfd\x00\x04 a RealAudio header"))
 	mp3 := filepath.Join(dir, "fine.mp3")
 	ffmpegTone(t, mp3, 440, 1, nil)
 
@@ -309,7 +311,7 @@ func TestScanNamesWhatItCannotPlay(t *testing.T) {
 	want := map[string]string{
 		"bought-in-2006.m4p": "DRM-protected",
 		"readme.mp3":         "not audio",
-		"old.wma":            "WMA files are not supported",
+		"old.ra":             "RealAudio files are not supported",
 	}
 	listed := []string{"fine.mp3", "song.m4a", "song.opus"}
 	if !ffmpegBuild {

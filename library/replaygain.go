@@ -92,7 +92,6 @@ func (g ReplayGain) DB(mode GainMode, album bool) float64 {
 // freeform atoms; R128_*_GAIN of Opus (Q7.8 dB relative to -23 LUFS); and
 // iTunes' iTunNORM when nothing else is there.
 func replayGainOf(m tag.Metadata) ReplayGain {
-	var g ReplayGain
 	vals := map[string]string{}
 	for k, v := range m.Raw() {
 		switch v := v.(type) {
@@ -106,6 +105,12 @@ func replayGainOf(m tag.Metadata) ReplayGain {
 			}
 		}
 	}
+	return gainOf(vals)
+}
+
+// gainOf reads the ReplayGain of tags whose keys are lower case.
+func gainOf(vals map[string]string) ReplayGain {
+	var g ReplayGain
 	if db, ok := parseGainDB(vals["replaygain_track_gain"]); ok {
 		g.TrackGain, g.HasTrack = db, true
 	} else if q, ok := parseQ78(vals["r128_track_gain"]); ok {

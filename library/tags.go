@@ -91,6 +91,39 @@ func fromMetadata(m tag.Metadata) tagInfo {
 	return t
 }
 
+// ffmpegTags reads the tags FFmpeg found in a file (audio.Info.Tags):
+// the keys of Vorbis comments, APEv2, ID3, ASF and Matroska as FFmpeg
+// names them, in any case.
+func ffmpegTags(raw map[string]string) tagInfo {
+	m := make(map[string]string, len(raw))
+	for k, v := range raw {
+		m[strings.ToLower(k)] = strings.TrimSpace(v)
+	}
+	first := func(keys ...string) string {
+		for _, k := range keys {
+			if v := m[k]; v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	t := tagInfo{
+		title:       cleanTag(first("title")),
+		album:       cleanTag(first("album")),
+		albumArtist: cleanTag(first("album_artist", "albumartist", "album artist")),
+		genre:       cleanTag(first("genre")),
+		artists:     splitArtists(first("artist", "author")),
+		track:       clampNumber(leadingInt(first("track", "tracknumber"))),
+		disc:        clampNumber(leadingInt(first("disc", "discnumber"))),
+		year:        leadingInt(first("date", "year", "originaldate")),
+		gain:        gainOf(m),
+	}
+	if t.year < 0 || t.year > 9999 {
+		t.year = 0
+	}
+	return t
+}
+
 // readTagsAt reads the tags of a stream that starts at off (a FLAC file
 // behind an ID3v2 tag), like readTags.
 func readTagsAt(r io.ReaderAt, off, size int64) (tagInfo, error) {

@@ -23,6 +23,7 @@ type wavInfo struct {
 	tags               tagInfo
 	hasTags            bool
 	id3Start, id3Len   int64 // an "id3 " chunk, read with dhowden/tag
+	coded              bool  // a codec whose byte rate is an average (ADPCM, MP3): the decoder tells the length
 }
 
 // parseWAV walks the RIFF chunks: fmt (format and byte rate), data (the
@@ -61,10 +62,12 @@ func parseWAV(r io.ReaderAt, size int64) (wavInfo, error) {
 			if _, err := r.ReadAt(b[:16], body); err != nil {
 				return w, err
 			}
+			// Any codec (µ-law, A-law, ADPCM, MP3 in WAV): the
+			// decoder's probe tells whether it plays.
 			switch binary.LittleEndian.Uint16(b[0:2]) {
-			case 1, 3, 0xfffe: // PCM, IEEE float, extensible
+			case 1, 3, 0xfffe, 6, 7: // PCM, float, extensible, A-law, µ-law
 			default:
-				return w, fmt.Errorf("%w: WAV format tag %#x", ErrUnsupported, binary.LittleEndian.Uint16(b[0:2]))
+				w.coded = true
 			}
 			byteRate = int64(binary.LittleEndian.Uint32(b[8:12]))
 			haveFmt = true
@@ -89,7 +92,7 @@ func parseWAV(r io.ReaderAt, size int64) (wavInfo, error) {
 		}
 		pos = body + n + n&1
 	}
-	if !haveFmt || !haveData || byteRate <= 0 {
+	if !haveFmt || !haveData || byteRate <= 0 && !w.coded {
 		return w, fmt.Errorf("%w: WAV without fmt or data chunk", ErrNotAudio)
 	}
 	w.duration = samplesDuration(w.dataEnd-w.dataStart, byteRate)

@@ -3,9 +3,9 @@
 # libavutil, libswresample, libavcodec and libavformat of the same version
 # as the system's FFmpeg development files (the headers furudesk is
 # compiled against), from the distribution's own source package, with
-# only what a music player uses: the demuxers audio/ffmpeg.c forces (MP3,
-# Ogg, WAV, FLAC, MP4/MOV, ADTS AAC, AIFF), the audio decoders found in
-# them, their parsers and libswresample. No external library, no network
+# only what a music player uses: the demuxers of every container package
+# formats lists (MP3, Ogg, WAV, FLAC, MP4, Matroska, WavPack, WMA, DSD…),
+# the audio decoders found in them, their parsers and libswresample. No external library, no network
 # protocol, no video.
 #
 # Why: the system's libavcodec and libavformat pull in about 120 other
@@ -35,13 +35,19 @@ if [ -z "$version" ] || [ -z "$source_pkg" ]; then
   exit 1
 fi
 
-# What a music player decodes: the containers audio/ffmpeg.c forces and
-# the audio codecs found in them.
-demuxers=mp3,ogg,wav,flac,mov,aac,aiff
-decoders='aac,aac_fixed,aac_latm,alac,flac,mp1,mp1float,mp2,mp2float,mp3,mp3float,mp3adu,mp3adufloat,mp3on4,mp3on4float'
-decoders+=',opus,vorbis,ac3,ac3_fixed,eac3,dca,truehd,mlp,tta,wavpack,ape,gsm,gsm_ms,mace3,mace6,qdm2'
-decoders+=',amrnb,amrwb,qcelp,ilbc,speex,adpcm_*,pcm_*'
-parsers=aac,aac_latm,ac3,flac,mpegaudio,opus,vorbis,dca,mlp
+# What a music player decodes: every container of package formats (the one
+# list of what furudesk accepts), the decoders of the codecs found in them
+# and their parsers. `go run ./formats/list` prints them.
+repo=$(realpath "$(dirname "$0")/..")
+go=${GO:-go}
+list() { (cd "$repo" && "$go" run ./formats/list "$1"); }
+demuxers=$(list demuxers)
+decoders=$(list decoders)
+parsers=$(list parsers)
+if [ -z "$demuxers" ] || [ -z "$decoders" ]; then
+  echo "build-ffmpeg: could not list the formats (go run ./formats/list)" >&2
+  exit 1
+fi
 asm=--enable-x86asm
 command -v nasm >/dev/null 2>&1 || asm=--disable-x86asm
 # FFmpeg names its version as the distribution's build does (5.1.9-0+deb12u1).

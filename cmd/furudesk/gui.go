@@ -33,8 +33,13 @@ var processStart = time.Now()
 // the C heap: 9-29 ms of one core with 10,000 tracks.
 const (
 	windowGCPercent = 25
-	windowQuiet     = 10 * time.Second
-	windowBusyFree  = 30 * time.Second
+	// windowLaunchHold is how long, at the most, the window's launch holds
+	// the rescan of the music folders back while it lists what the
+	// database knows (app.Options.HoldLaunchScan): it starts once the list
+	// is shown.
+	windowLaunchHold = 10 * time.Second
+	windowQuiet      = 10 * time.Second
+	windowBusyFree   = 30 * time.Second
 )
 
 // appID is the reverse-DNS id of FyneApp.toml; Fyne keys preferences by it.
@@ -48,6 +53,15 @@ var _ ui.Backend = (*app.App)(nil)
 // tray), MPRIS asks it to quit, or the app ends. Along the window it
 // serves MPRIS, the system tray and the ctl raise command; none of them is
 // fatal.
+// launchHold is the window's hold of the launch's rescan; a headless
+// device has no list to show first.
+func launchHold(opts options) time.Duration {
+	if opts.headless {
+		return 0
+	}
+	return windowLaunchHold
+}
+
 func runGUI(a *app.App, wp *webPlayer, opts options) error {
 	log := stderrLogger(opts)
 	// The window holds the whole catalog (27 MB of Go objects with
@@ -82,6 +96,10 @@ func runGUI(a *app.App, wp *webPlayer, opts options) error {
 		Listed: func(n int) { log.Debug("window lists the library", "tracks", n) },
 		Shown: func(n int) {
 			log.Info("library shown", "tracks", n, "since_start", time.Since(processStart).Round(time.Millisecond))
+			a.LibraryShown() // the launch's rescan may start (launchHold)
+			if opts.shown != nil {
+				opts.shown() // and the group library's sync
+			}
 		}})
 	w := u.Window()
 	// Once the window was left alone for a while, what browsing freed

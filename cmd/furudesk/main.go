@@ -56,6 +56,9 @@ type options struct {
 	open      []string
 	openGiven bool // files were given, even if none of them names a file
 	enqueue   bool
+	// shown is called when the window first listed the library (the GUI
+	// sets it: the held group library starts).
+	shown func()
 }
 
 // listFlag is a repeatable string flag.
@@ -122,6 +125,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		os.Exit(code)
 	})
+	opts.shown = dev.startGroupLib
 	gerr := runGUI(dev.app, dev.web, opts)
 	stopGuard()
 	if err := dev.close(); err != nil && gerr == nil {

@@ -35,9 +35,13 @@ type device struct {
 	cancel context.CancelFunc
 	log    *slog.Logger
 
+	glStart   sync.Once // the group library starts once: at once, or when the window listed the library
 	closeOnce sync.Once // close runs once, whoever calls it first (the window's quit, a signal's)
 	closeErr  error
 }
+
+// startGroupLib starts the group library's sync, once.
+func (d *device) startGroupLib() { d.glStart.Do(d.gl.Start) }
 
 func openDevice(opts options, stderr io.Writer) (*device, error) {
 	level := slog.LevelInfo
@@ -95,13 +99,21 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	}
 	d.node.HandleFetch(d.gl.ServeFetch)
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
-		Music: opts.music, Passive: opts.passive, Box: opts.headless, Name: name, Config: opts.config, Logger: logger},
+		Music: opts.music, Passive: opts.passive, Box: opts.headless, Name: name, Config: opts.config, Logger: logger,
+		HoldLaunchScan: launchHold(opts)},
 		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node, GroupLib: d.gl,
 			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
 	if err != nil {
 		return fail(err)
 	}
-	d.gl.Start()
+	if hold := launchHold(opts); hold > 0 {
+		// The group library's first publication of this device's
+		// catalog reads every track, as the window's list does: it
+		// waits for the list (StartGroupLib), like the launch's rescan.
+		time.AfterFunc(hold, d.startGroupLib)
+	} else {
+		d.startGroupLib()
+	}
 	if d.ctl, err = listenCtl(opts.dataDir, d.app); err != nil {
 		return fail(err)
 	}
@@ -160,6 +172,7 @@ func (d *device) closeAll() error {
 		step("app", d.app.Close()) // publishes a last snapshot while rendering
 	}
 	if d.gl != nil {
+		d.glStart.Do(func() {})             // a held start comes too late now
 		step("group library", d.gl.Close()) // its fetches end; the node closes what it serves
 	}
 	if d.out != nil {

@@ -1,0 +1,90 @@
+package grouplib
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// gatedStore is a store whose catalogs are read only once its gate opens
+// (a huge catalog), or not at all (fail).
+type gatedStore struct {
+	*MemStore
+	gate  chan struct{}
+	fail  error
+	saved chan struct{}
+}
+
+func (s *gatedStore) LoadCatalogs() ([]StoredCatalog, error) {
+	<-s.gate
+	if s.fail != nil {
+		return nil, s.fail
+	}
+	return s.MemStore.LoadCatalogs()
+}
+
+func (s *gatedStore) SaveDelta(ctx context.Context, d Delta, floor uint64) error {
+	select {
+	case s.saved <- struct{}{}:
+	default:
+	}
+	return s.MemStore.SaveDelta(ctx, d, floor)
+}
+
+// New does not wait for the stored catalogs (a window lists the library
+// meanwhile); what reads them waits until they are in.
+func TestNewDoesNotWaitForTheStoredCatalogs(t *testing.T) {
+	n := newTestNet(t)
+	p := &testPeer{n: n, id: "dev_000000000000000000000001", name: "A", dir: t.TempDir(), files: newTestFiles(), store: NewMemStore()}
+	st := &gatedStore{MemStore: p.store, gate: make(chan struct{}), saved: make(chan struct{}, 1)}
+	l, err := New(Config{Self: p.id, Net: p, Log: n.log.as(p), Store: st, Files: p.files,
+		Dir: filepath.Join(p.dir, "cache"), Logger: testLogger(), PublishDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (Before, New read them itself: it never returned here.)
+	read := make(chan int)
+	go func() { read <- len(l.Tracks()) }()
+	close(st.gate)
+	if k := <-read; k != 0 {
+		t.Fatalf("Tracks = %d, want the empty union", k)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Stored catalogs that cannot be read leave the library empty, and this
+// device's catalog is not published over what is stored.
+func TestUnreadableCatalogsArePublishedOverNever(t *testing.T) {
+	n := newTestNet(t)
+	p := &testPeer{n: n, id: "dev_000000000000000000000001", name: "A", dir: t.TempDir(), files: newTestFiles(), store: NewMemStore()}
+	st := &gatedStore{MemStore: p.store, gate: make(chan struct{}), fail: errors.New("disk I/O error"), saved: make(chan struct{}, 1)}
+	close(st.gate)
+	l, err := New(Config{Self: p.id, Net: p, Log: n.log.as(p), Store: st, Files: p.files,
+		Dir: filepath.Join(p.dir, "cache"), Logger: testLogger(), PublishDelay: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Start()
+	l.LocalChanged()
+	l.mu.RLock() // load is over once the lock is had
+	err = l.loadErr
+	l.mu.RUnlock()
+	if err == nil {
+		t.Fatal("the failure to read the catalogs is not kept")
+	}
+	if got := l.syncOnce(); got <= 0 {
+		t.Fatalf("syncOnce asks to look again after %v: a busy loop", got)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-st.saved:
+		t.Fatal("this device's catalog was published over the unreadable one")
+	default:
+	}
+}
