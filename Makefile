@@ -168,10 +168,10 @@ package-windows:
 	scripts/package-windows.sh $(VERSION) $(GO)
 
 ## test-windows: the Windows build under Wine on Xvfb with a private
-## PulseAudio (scripts/test-windows.sh); not part of `make test`, CI runs
-## it as a step of its own after the main suite
-test-windows: package-windows
-	GO=$(GO) scripts/test-windows.sh build/windows/furudesk.exe dist/furudesk-windows-amd64-setup.exe
+## PulseAudio, paired with the Linux build (scripts/test-windows.sh); not
+## part of `make test`, CI runs it as a step of its own after the main suite
+test-windows: package-windows build
+	GO=$(GO) scripts/test-windows.sh build/windows/furudesk.exe dist/furudesk-windows-amd64-setup.exe bin/furudesk
 
 clean:
 	rm -rf bin build
