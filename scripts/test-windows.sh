@@ -13,7 +13,9 @@
 #   4. (given a Linux furudesk binary) the Windows device pairs with a Linux
 #      headless device, and the output moves to Linux and back with the
 #      position kept, each time heard on the right sink;
-#   5. the installer (when given) installs silently (/S) per user with a
+#   5. the window opens, plays a demo track, and a screenshot is kept
+#      ($SHOT, build/windows/wine-window.png by default);
+#   6. the installer (when given) installs silently (/S) per user with a
 #      Start menu entry, the installed exe starts, and the uninstaller
 #      removes it all silently.
 # Go programs need ProcessPrng from bcryptprimitives.dll, which Debian's
@@ -215,7 +217,45 @@ fi
 wineserver -k 2>/dev/null || true
 wait "$app" 2>/dev/null || true
 
-# 5. The installer, silently, per user.
+# 5. The window opens, lists the demo tracks and plays one; the screenshot
+# is kept ($SHOT).
+shot=$(realpath -m "${SHOT:-build/windows/wine-window.png}")
+gdata="$work/gui"; wgdata=$(winpath "$gdata")
+wine "$exe" --data-dir "$wgdata" --mdns=false --listen "127.0.0.1:$((port + 2))" >"$work/window.log" 2>&1 &
+pids+=($!); gui=$!
+gctl() { timeout 60 wine "$exe" ctl --data-dir "$wgdata" "$@" 2>>"$work/ctl.log" | tr -d '\r'; }
+deadline=$((SECONDS + 90)); win=""
+while [ $SECONDS -lt $deadline ]; do
+  kill -0 "$gui" 2>/dev/null || fail "furudesk.exe (the window) exited"
+  win=$(xwininfo -root -tree 2>/dev/null | awk '/"furudesk": \("furudesk.exe"/ {print $1; exit}')
+  [ -n "$win" ] && break
+  sleep 0.5
+done
+[ -n "$win" ] || fail "no window titled furudesk within 90 s"
+gctl demo >/dev/null || fail "ctl demo (the window) failed"
+first=""
+for _ in $(seq 1 120); do
+  first=$(gctl tracks | sed -n 's/.*"content_id": *"\([^"]*\)".*/\1/p' | head -1)
+  [ -n "$first" ] && break; sleep 0.5
+done
+[ -n "$first" ] || fail "the window's library has no demo tracks"
+gctl play "$first" >/dev/null || fail "ctl play (the window) failed"
+for _ in $(seq 1 100); do p=$(gctl status | pos_of); [ "${p:-0}" -gt 1500 ] && break; sleep 0.3; done
+[ "${p:-0}" -gt 1500 ] || fail "the window does not play the demo track"
+ok=""
+for _ in $(seq 1 60); do
+  mkdir -p "$(dirname "$shot")"
+  import -window root "$shot"
+  sd=$(convert "$shot" -colorspace Gray -format '%[fx:standard_deviation]' info:)
+  colors=$(convert "$shot" -format '%k' info:)
+  awk -v s="$sd" -v c="$colors" 'BEGIN { exit !(s > 0.05 && c > 64) }' && { ok=1; break; }
+  sleep 0.5
+done
+[ -n "$ok" ] || fail "the window looks blank (gray stddev $sd, $colors colors; see $shot)"
+say "window: opened, plays the demo (at ${p} ms); screenshot $shot (gray stddev $sd, $colors colors)"
+wineserver -k 2>/dev/null || true
+
+# 6. The installer, silently, per user.
 if [ -n "$setup" ]; then
   timeout 120 wine "$setup" /S >"$work/setup.log" 2>&1 || fail "the installer /S failed"
   inst="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local/Programs/furudesk"
