@@ -254,6 +254,7 @@ done
 [ -n "$ok" ] || fail "the window looks blank (gray stddev $sd, $colors colors; see $shot)"
 say "window: opened, plays the demo (at ${p} ms); screenshot $shot (gray stddev $sd, $colors colors)"
 wineserver -k 2>/dev/null || true
+wait "$gui" 2>/dev/null || true # killed: its status is no news
 
 # 6. The installer, silently, per user.
 if [ -n "$setup" ]; then
