@@ -14,6 +14,9 @@
 #   scripts/install-deps.sh --web    the test packages and Chromium (make test-web)
 #   scripts/install-deps.sh --deb    also what building and checking the .deb
 #                                    takes (make deb, make deb-check)
+#   scripts/install-deps.sh --windows also what the Windows build and its check
+#                                    under Wine take (make package-windows,
+#                                    make test-windows): mingw-w64, NSIS, zip, Wine
 set -euo pipefail
 
 build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
@@ -25,6 +28,7 @@ test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
 bench_pkgs=(python3 python3-xlib)
 web_pkgs=(chromium)
 deb_pkgs=(dpkg-dev binutils imagemagick desktop-file-utils appstream lintian xdg-utils libglib2.0-bin)
+windows_pkgs=(gcc-mingw-w64-x86-64 nsis zip wine wine64)
 
 pkgs=("${build_pkgs[@]}")
 case "${1:-}" in
@@ -32,6 +36,7 @@ case "${1:-}" in
 --bench) pkgs+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
 --web) pkgs+=("${test_pkgs[@]}" "${web_pkgs[@]}") ;;
 --deb) pkgs+=("${deb_pkgs[@]}") ;;
+--windows) pkgs+=("${test_pkgs[@]}" "${windows_pkgs[@]}") ;;
 esac
 
 if ! command -v dpkg-query >/dev/null 2>&1; then

@@ -19,12 +19,13 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/cmd/furudesk/internal/ctlconn"
 	"github.com/furudesk/furudesk/engine"
 )
 
 // ctlSocketName is the unix socket of the running instance inside its data
-// dir. Go supports AF_UNIX on Windows 10 (1803) and later too, so the same
-// socket is used there instead of a named pipe.
+// dir. On Windows the path names a named pipe instead (ctlconn: Wine has
+// no AF_UNIX, and a pipe can be restricted to the user).
 const ctlSocketName = "ctl.sock"
 
 // Limits of the ctl protocol: one JSON request line, one JSON answer.
@@ -64,17 +65,10 @@ type ctlServer struct {
 func listenCtl(dataDir string, a *app.App) (*ctlServer, error) {
 	path := filepath.Join(dataDir, ctlSocketName)
 	// The data dir lock is ours, so a socket file left here belongs to a
-	// crashed instance.
-	_ = os.Remove(path)
-	ln, err := net.Listen("unix", path)
+	// crashed instance: Listen replaces it.
+	ln, err := ctlconn.Listen(path)
 	if err != nil {
-		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
-	}
-	// Whatever the umask: only this user may connect (the data dir is
-	// private too, and each caller's uid is checked).
-	if err := os.Chmod(path, 0o600); err != nil && runtime.GOOS != "windows" {
-		_ = ln.Close()
-		return nil, fmt.Errorf("ctl socket %s: %w", path, err)
+		return nil, err
 	}
 	s := &ctlServer{path: path, ln: ln, app: a, conns: map[net.Conn]struct{}{}}
 	s.wg.Add(1)
@@ -114,7 +108,9 @@ func (s *ctlServer) close() error {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
-	_ = os.Remove(s.path)
+	if runtime.GOOS != "windows" {
+		_ = os.Remove(s.path)
+	}
 	return err
 }
 
@@ -728,7 +724,7 @@ func ctlCallWithin(path string, req ctlRequest, wait time.Duration) (ctlResponse
 
 // ctlSendWithin is ctlSend waiting at most wait for the answer.
 func ctlSendWithin(path string, req ctlRequest, wait time.Duration) (ctlResponse, io.ReadCloser, error) {
-	c, err := net.DialTimeout("unix", path, min(wait, 5*time.Second))
+	c, err := ctlconn.Dial(path, min(wait, 5*time.Second))
 	if err != nil {
 		return ctlResponse{}, nil, fmt.Errorf("no furudesk is running for this data dir (%v)", err)
 	}

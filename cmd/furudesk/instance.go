@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"path/filepath"
 	"sync"
 	"time"
 
+	"github.com/furudesk/furudesk/cmd/furudesk/internal/ctlconn"
 	"github.com/furudesk/furudesk/internal/framegov"
 	"github.com/furudesk/furudesk/ui"
 )
@@ -132,7 +132,7 @@ func raiseRunning(dataDir string, lockErr error, stdout, stderr io.Writer) int {
 	path := filepath.Join(dataDir, ctlSocketName)
 	deadline := time.Now().Add(raiseWait)
 	for {
-		c, err := net.DialTimeout("unix", path, time.Second)
+		c, err := ctlconn.Dial(path, time.Second)
 		if err == nil {
 			_ = c.Close()
 			break

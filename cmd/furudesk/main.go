@@ -20,6 +20,7 @@ import (
 	_ "github.com/furudesk/furudesk/cmd/furudesk/internal/clocale"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/cmd/furudesk/internal/userdir"
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/storage"
 )
@@ -68,6 +69,7 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 func main() {
+	attachConsole()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -90,6 +92,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(opts.dataDir, 0o700); err != nil {
 		fmt.Fprintf(stderr, "furudesk: cannot create the data directory: %v\n", err)
 		return 1
+	}
+	// Windows: the user alone may read it (an ACL); elsewhere its 0700.
+	// A filesystem without ACLs (FAT, some shares) is no reason not to
+	// start: it is said, and furudesk goes on.
+	if err := userdir.Secure(opts.dataDir); err != nil {
+		fmt.Fprintln(stderr, "furudesk: warning:", err)
 	}
 	if opts.headless {
 		err := runHeadless(opts, stderr)

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/cmd/furudesk/internal/ctlconn"
 	"github.com/furudesk/furudesk/openfiles"
 )
 
@@ -127,7 +127,7 @@ func openInRunning(dataDir string, paths []string, enqueue bool, lockErr error, 
 func waitForSocket(path string, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	for {
-		c, err := net.DialTimeout("unix", path, time.Second)
+		c, err := ctlconn.Dial(path, time.Second)
 		if err == nil {
 			return c.Close()
 		}

@@ -1,0 +1,283 @@
+#!/usr/bin/env bash
+# Checks the Windows build under Wine 8, on a private Xvfb display and a
+# private PulseAudio server (Wine's audio goes through winepulse to its null
+# sink), in a fresh Wine prefix:
+#   0. the tests of the Windows-only packages (named pipe, data dir ACL)
+#      pass under Wine;
+#   1. furudesk.exe --version prints the version;
+#   2. furudesk.exe --headless scans a folder of FLAC, MP3, Ogg Vorbis and
+#      WAV tones, and furudesk.exe ctl status answers over the named pipe;
+#   3. each tone is played and recorded from the null sink with parec: it
+#      must be heard, at its pitch (tools/tonecheck, which also counts the
+#      dropouts: a figure, not a failure, on a loaded machine);
+#   4. (given a Linux furudesk binary) the Windows device pairs with a Linux
+#      headless device, and the output moves to Linux and back with the
+#      position kept, each time heard on the right sink;
+#   5. the window opens, plays a demo track, and a screenshot is kept
+#      ($SHOT, build/windows/wine-window.png by default);
+#   6. the installer (when given) installs silently (/S) per user with a
+#      Start menu entry, the installed exe starts, and the uninstaller
+#      removes it all silently.
+# Go programs need ProcessPrng from bcryptprimitives.dll, which Debian's
+# Wine 8 lacks: a stand-in (scripts/wine/bcryptprimitives.c, a test
+# fixture never shipped) is built with mingw into the prefix's system32.
+#
+#   [GO=go] scripts/test-windows.sh furudesk.exe [furudesk-setup.exe]
+# Needs scripts/install-deps.sh --windows. Not part of `make test`: CI runs
+# `make test-windows` as a step of its own.
+set -euo pipefail
+exe=$(realpath "$1")
+setup=${2:+$(realpath "$2")}
+linux=${3:+$(realpath "$3")}
+# Ports of the Windows and the Linux device (step 5), on 127.0.0.1.
+port=${PORT_BASE:-19150}
+here=$(cd "$(dirname "$0")" && pwd)
+go=${GO:-go}
+work=$(mktemp -d /tmp/furudesk-wine.XXXXXX)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  WINEPREFIX="$work/prefix" wineserver -k 2>/dev/null || true
+  wait 2>/dev/null || true
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "test-windows: FAIL: $*"
+  for f in "$work"/*.log; do [ -s "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }; done
+  exit 1
+}
+say() { echo "test-windows: $*"; }
+winpath() { local p=${1//\//\\}; echo "Z:$p"; }
+
+for tool in wine wineserver x86_64-w64-mingw32-gcc Xvfb pulseaudio pactl parec ffmpeg "$go"; do
+  command -v "$tool" >/dev/null || fail "$tool missing: run scripts/install-deps.sh --windows"
+done
+# What the recordings are judged with (tools/tonecheck: pitch, dropouts).
+(cd "$here/.." && "$go" build -o "$work/tonecheck" ./tools/tonecheck) || fail "cannot build tools/tonecheck"
+
+# A display of our own: Xvfb picks a free number.
+Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/display" ] && break; sleep 0.1; done
+[ -s "$work/display" ] || fail "Xvfb did not start"
+export DISPLAY=":$(cat "$work/display")"
+
+# PulseAudio of our own with one null sink (pulsetest's recipe).
+run="$work/run"; mkdir -p "$run" "$work/home"; chmod 700 "$run"
+export XDG_RUNTIME_DIR="$run" HOME="$work/home" PULSE_SERVER="unix:$run/pulse.sock"
+printf 'autospawn = no\n' >"$work/client.conf"; export PULSE_CLIENTCONFIG="$work/client.conf"
+printf 'load-module module-native-protocol-unix auth-anonymous=1 socket=%s\nload-module module-null-sink sink_name=win rate=44100 channels=2\nload-module module-null-sink sink_name=lin rate=44100 channels=2\nset-default-sink win\n' \
+  "$run/pulse.sock" >"$work/pa.pa"
+pulseaudio -n -F "$work/pa.pa" --daemonize=no --exit-idle-time=-1 --disallow-exit --use-pid-file=no >"$work/pulse.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do pactl info >/dev/null 2>&1 && break; sleep 0.1; done
+pactl info >/dev/null 2>&1 || fail "pulseaudio did not start"
+
+# The Wine prefix, with the ProcessPrng stand-in.
+export WINEPREFIX="$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" WINEARCH=win64
+start=$SECONDS
+wineboot -i >"$work/wineboot.log" 2>&1 || fail "wineboot failed"
+x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" \
+  "$here/wine/bcryptprimitives.c" "$here/wine/bcryptprimitives.def"
+say "Wine prefix ready in $((SECONDS - start)) s ($(wine --version))"
+
+# 0. The Windows-only code's own tests (the named pipe, the data dir ACL),
+# built without cgo in seconds.
+for pkg in ctlconn userdir; do
+  (cd "$here/.." && CGO_ENABLED=0 GOOS=windows GOARCH=amd64 "$go" test -c -o "$work/$pkg.test.exe" "./cmd/furudesk/internal/$pkg") ||
+    fail "cannot build the $pkg tests for Windows"
+  timeout 120 wine "$work/$pkg.test.exe" -test.v >"$work/$pkg-test.log" 2>&1 || fail "the $pkg tests failed under Wine: $(grep -E -- '--- FAIL|_test.go' "$work/$pkg-test.log" | head -5)"
+  say "$pkg tests under Wine: $(grep -c -- '--- PASS' "$work/$pkg-test.log") passed, $(grep -c -- '--- SKIP' "$work/$pkg-test.log") skipped ($(grep -o 'Wine 8 [^;]*' "$work/$pkg-test.log" | head -1))"
+done
+
+# 1. --version
+ver=$(timeout 60 wine "$exe" --version 2>"$work/version.log" | tr -d '\r') || fail "furudesk.exe --version failed"
+[[ "$ver" == furudesk\ * ]] || fail "furudesk.exe --version printed '$ver'"
+say "--version: $ver"
+
+# 2. --headless scans a folder; ctl answers over the pipe.
+music="$work/music"; mkdir -p "$music"
+declare -A tones=([flac]=440 [mp3]=554 [ogg]=659 [wav]=880)
+for ext in flac mp3 ogg wav; do
+  ffmpeg -loglevel error -f lavfi -i "sine=frequency=${tones[$ext]}:sample_rate=44100:duration=20" -ac 2 \
+    -metadata title="tone ${tones[$ext]}" -metadata artist="furudesk test" -metadata album="Wine" "$music/tone-${tones[$ext]}.$ext"
+done
+data="$work/data"
+wdata=$(winpath "$data")
+peer=(); [ -n "$linux" ] && peer=(--peer "127.0.0.1:$((port + 1))")
+wine "$exe" --headless --data-dir "$wdata" --music "$(winpath "$music")" --mdns=false --listen "127.0.0.1:$port" \
+  --name "Wine" "${peer[@]}" \
+  >"$work/headless.log" 2>&1 &
+pids+=($!); app=$!
+ctl() { timeout 60 wine "$exe" ctl --data-dir "$wdata" "$@" 2>>"$work/ctl.log" | tr -d '\r'; }
+alive() { kill -0 "$app" 2>/dev/null || fail "furudesk.exe --headless exited"; }
+deadline=$((SECONDS + 90)); st=""
+while [ $SECONDS -lt $deadline ]; do
+  alive
+  st=$(ctl status || true)
+  tr -d ' \n' <<<"$st" | grep -q '"scan":{[^}]*"running":false' && grep -q "\"folders\"" <<<"$st" && break
+  st=""; sleep 0.5
+done
+[ -n "$st" ] || fail "ctl status did not answer with a finished scan within 90 s"
+ntracks=$(ctl tracks | grep -c '"content_id"' || true)
+[ "$ntracks" -eq 4 ] || fail "the library has $ntracks tracks, want 4 (flac, mp3, ogg, wav)"
+say "--headless: ctl status answers over the named pipe; scanned $ntracks tracks"
+
+# heard SINK FREQ: records 3 s of SINK and says whether FREQ Hz is heard.
+heard() {
+  timeout 3 parec -d "$1.monitor" --format=s16le --rate=44100 --channels=2 --raw >"$work/rec-$1.raw" 2>>"$work/parec.log" || true
+  "$work/tonecheck" -freq "$2" "$work/rec-$1.raw"
+}
+# Top-level fields of ctl status (two spaces in; nested objects have their
+# own device ids and positions).
+pos_of() { tr -d '\r' | sed -n 's/^  "position_ms": \([0-9]*\).*/\1/p'; }
+id_of() { tr -d '\r' | sed -n 's/^  "device_id": "\([^"]*\)".*/\1/p'; }
+rendering() { tr -d '\r' | grep -q '^  "rendering": true'; }
+
+# 3. Each tone is heard at its pitch.
+for ext in flac mp3 ogg wav; do
+  f=${tones[$ext]}
+  ctl play "$(winpath "$music/tone-$f.$ext")" >/dev/null || fail "ctl play tone-$f.$ext failed"
+  deadline=$((SECONDS + 30)); pos=0
+  while [ $SECONDS -lt $deadline ]; do
+    alive
+    s=$(ctl status)
+    pos=$(pos_of <<<"$s")
+    grep -q "\"title\": \"tone $f\"" <<<"$s" && grep -q '^  "playing": true' <<<"$s" && [ "${pos:-0}" -gt 1000 ] && break
+    pos=0; sleep 0.3
+  done
+  [ "${pos:-0}" -gt 1000 ] || fail "tone-$f.$ext does not play (status: $s)"
+  h=$(heard win "$f") || fail "tone-$f.$ext on the null sink: $h"
+  say "played tone-$f.$ext: $h"
+done
+
+# 4. Pairing with a Linux device, and a transfer each way.
+if [ -n "$linux" ]; then
+  ldata="$work/linux"; mkdir -p "$ldata"; chmod 700 "$ldata"
+  printf 'pcm.!default { type pulse }\nctl.!default { type pulse }\n' >"$HOME/.asoundrc"
+  PULSE_SINK=lin "$linux" --headless --data-dir "$ldata" --music "$music" --mdns=false --listen "127.0.0.1:$((port + 1))" \
+    --name "Linux" --peer "127.0.0.1:$port" >"$work/linux.log" 2>&1 &
+  pids+=($!); lpid=$!
+  lctl() { timeout 30 "$linux" ctl --data-dir "$ldata" "$@" 2>>"$work/ctl.log"; }
+  for _ in $(seq 1 100); do lctl status >/dev/null 2>&1 && break; kill -0 "$lpid" || fail "the Linux device exited"; sleep 0.2; done
+  code=$(lctl invite | tr -d ' \n' | sed -n 's/.*"code":"\([^"]*\)".*/\1/p')
+  [ -n "$code" ] || fail "the Linux device gave no invite"
+  ctl pair "$code" >/dev/null || fail "ctl pair on the Windows device failed"
+  req=""
+  for _ in $(seq 1 100); do
+    req=$(lctl pairing | tr -d ' \n' | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' | head -1)
+    [ -n "$req" ] && break; sleep 0.2
+  done
+  [ -n "$req" ] || fail "the Windows device's pairing request never reached the Linux device"
+  lctl accept "$req" >/dev/null || fail "accepting the Windows device failed"
+  group=$(lctl status | sed -n 's/^  "group_id": "\([^"]*\)".*/\1/p')
+  wid=$(ctl status | id_of); lid=$(lctl status | id_of)
+  deadline=$((SECONDS + 60)); joined=""
+  while [ $SECONDS -lt $deadline ]; do
+    st=$(ctl status | tr -d ' \n')
+    grep -q "\"group_id\":\"$group\"" <<<"$st" && grep -q "$lid" <<<"$st" && { joined=1; break; }
+    sleep 0.5
+  done
+  [ -n "$joined" ] || fail "the Windows device did not join the Linux device's group within 60 s"
+  say "paired: the Windows device ($wid) joined the Linux device's group ($lid)"
+
+  # Windows plays; the output moves to Linux with the position kept.
+  ctl play "$(winpath "$music/tone-440.flac")" >/dev/null || fail "ctl play before the transfer failed"
+  for _ in $(seq 1 100); do p=$(ctl status | pos_of); [ "${p:-0}" -gt 4000 ] && break; sleep 0.3; done
+  before=$(ctl status | pos_of)
+  ctl transfer "$lid" >/dev/null || fail "ctl transfer to the Linux device failed"
+  deadline=$((SECONDS + 30)); lp=0
+  while [ $SECONDS -lt $deadline ]; do
+    ls=$(lctl status)
+    lp=$(pos_of <<<"$ls")
+    rendering <<<"$ls" && [ "${lp:-0}" -ge "$before" ] && break
+    lp=0; sleep 0.3
+  done
+  [ "${lp:-0}" -ge "$before" ] || fail "the Linux device did not take the output at ${before} ms or later"
+  h=$(heard lin 440) || fail "after the transfer to Linux, on the Linux sink: $h"
+  say "transfer Windows -> Linux at ${before} ms: Linux plays from ${lp} ms, $h"
+
+  before=$(lctl status | pos_of)
+  lctl transfer "$wid" >/dev/null || fail "ctl transfer back to the Windows device failed"
+  deadline=$((SECONDS + 30)); wp=0
+  while [ $SECONDS -lt $deadline ]; do
+    ws=$(ctl status)
+    wp=$(pos_of <<<"$ws")
+    rendering <<<"$ws" && [ "${wp:-0}" -ge "$before" ] && break
+    wp=0; sleep 0.3
+  done
+  [ "${wp:-0}" -ge "$before" ] || fail "the Windows device did not take the output back at ${before} ms or later"
+  h=$(heard win 440) || fail "after the transfer back, on the Windows sink: $h"
+  say "transfer Linux -> Windows at ${before} ms: Windows plays from ${wp} ms, $h"
+  kill "$lpid" 2>/dev/null || true
+fi
+
+# There is no quit command: ending the prefix's processes ends it.
+wineserver -k 2>/dev/null || true
+wait "$app" 2>/dev/null || true
+
+# 5. The window opens, lists the demo tracks and plays one; the screenshot
+# is kept ($SHOT).
+shot=$(realpath -m "${SHOT:-build/windows/wine-window.png}")
+gdata="$work/gui"; wgdata=$(winpath "$gdata")
+wine "$exe" --data-dir "$wgdata" --mdns=false --listen "127.0.0.1:$((port + 2))" >"$work/window.log" 2>&1 &
+pids+=($!); gui=$!
+gctl() { timeout 60 wine "$exe" ctl --data-dir "$wgdata" "$@" 2>>"$work/ctl.log" | tr -d '\r'; }
+deadline=$((SECONDS + 90)); win=""
+while [ $SECONDS -lt $deadline ]; do
+  kill -0 "$gui" 2>/dev/null || fail "furudesk.exe (the window) exited"
+  win=$(xwininfo -root -tree 2>/dev/null | awk '/"furudesk": \("furudesk.exe"/ {print $1; exit}')
+  [ -n "$win" ] && break
+  sleep 0.5
+done
+[ -n "$win" ] || fail "no window titled furudesk within 90 s"
+gctl demo >/dev/null || fail "ctl demo (the window) failed"
+first=""
+for _ in $(seq 1 120); do
+  first=$(gctl tracks | sed -n 's/.*"content_id": *"\([^"]*\)".*/\1/p' | head -1)
+  [ -n "$first" ] && break; sleep 0.5
+done
+[ -n "$first" ] || fail "the window's library has no demo tracks"
+gctl play "$first" >/dev/null || fail "ctl play (the window) failed"
+for _ in $(seq 1 100); do p=$(gctl status | pos_of); [ "${p:-0}" -gt 1500 ] && break; sleep 0.3; done
+[ "${p:-0}" -gt 1500 ] || fail "the window does not play the demo track"
+ok=""
+for _ in $(seq 1 60); do
+  mkdir -p "$(dirname "$shot")"
+  import -window root "$shot"
+  sd=$(convert "$shot" -colorspace Gray -format '%[fx:standard_deviation]' info:)
+  colors=$(convert "$shot" -format '%k' info:)
+  awk -v s="$sd" -v c="$colors" 'BEGIN { exit !(s > 0.05 && c > 64) }' && { ok=1; break; }
+  sleep 0.5
+done
+[ -n "$ok" ] || fail "the window looks blank (gray stddev $sd, $colors colors; see $shot)"
+say "window: opened, plays the demo (at ${p} ms); screenshot $shot (gray stddev $sd, $colors colors)"
+wineserver -k 2>/dev/null || true
+wait "$gui" 2>/dev/null || true # killed: its status is no news
+
+# 6. The installer, silently, per user.
+if [ -n "$setup" ]; then
+  timeout 120 wine "$setup" /S >"$work/setup.log" 2>&1 || fail "the installer /S failed"
+  inst="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local/Programs/furudesk"
+  [ -d "$inst" ] || inst=$(find "$WINEPREFIX/drive_c/users" -type d -path '*AppData/Local/Programs/furudesk' | head -1)
+  [ -f "$inst/furudesk.exe" ] || fail "the installer put no furudesk.exe under AppData\\Local\\Programs\\furudesk"
+  lnk=$(find "$WINEPREFIX/drive_c/users" -name 'furudesk.lnk' -path '*Start Menu*' | head -1)
+  [ -n "$lnk" ] || fail "the installer made no Start menu entry"
+  v2=$(timeout 60 wine "$inst/furudesk.exe" --version 2>/dev/null | tr -d '\r')
+  [ "$v2" = "$ver" ] || fail "the installed furudesk.exe --version printed '$v2'"
+  wine reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\furudesk' >/dev/null 2>&1 ||
+    fail "the installer made no entry in Settings > Apps"
+  say "installer /S: $(basename "$inst")\\furudesk.exe ($v2), Start menu entry, uninstall entry"
+  timeout 120 wine "$inst/uninstall.exe" /S >"$work/uninstall.log" 2>&1 || fail "the uninstaller /S failed"
+  # NSIS's uninstaller copies itself to %TEMP% and returns at once.
+  for _ in $(seq 1 100); do [ ! -e "$inst/furudesk.exe" ] && [ ! -e "$lnk" ] && break; sleep 0.2; done
+  wineserver -w
+  [ ! -e "$inst" ] || fail "the uninstaller left $(ls "$inst")"
+  [ ! -e "$lnk" ] || fail "the uninstaller left the Start menu entry"
+  if wine reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\furudesk' >/dev/null 2>&1; then
+    fail "the uninstaller left its entry in Settings > Apps"
+  fi
+  say "uninstaller /S: the program, its Start menu entry and its uninstall entry are gone"
+fi
+say "PASS"
