@@ -476,9 +476,17 @@ func (a *actor) anchorHeard() {
 	a.pos.AnchorHeard(&a.st, a.clock.Now())
 }
 
-// heartbeat feeds the output's real report to the engine.
+// relays reports whether the output is a gateway's (Relay): then only its
+// audio.Relayed events reach the engine.
+func (a *actor) relays() bool {
+	r, ok := a.out.(Relay)
+	return ok && r.Relays()
+}
+
+// heartbeat feeds the output's real report to the engine; never a
+// gateway's cached one.
 func (a *actor) heartbeat() {
-	if a.out == nil {
+	if a.out == nil || a.relays() {
 		return
 	}
 	r := a.out.Report()
