@@ -149,6 +149,7 @@ type folderIntent struct {
 	reply chan error
 }
 type scanIntent struct{ reply chan error }
+type startupIntent struct{ reply chan error }
 type noticeIntent struct{ level, text string }
 type refreshIntent struct{}
 
@@ -184,6 +185,12 @@ func (i noticeIntent) handle(a *actor) {
 	a.notice(i.level, i.text)
 }
 func (refreshIntent) handle(*actor) {}
+func (i startupIntent) handle(a *actor) {
+	a.answer(i.reply, a.run(func(*txn) error {
+		a.e.RequestStartup()
+		return nil
+	}))
+}
 
 func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 	a := &actor{app: app, opts: opts, log: opts.Logger, store: deps.Store, out: deps.Output,
@@ -248,12 +255,16 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 			return nil, err
 		}
 	}
-	// Step 1 of the driver contract: one startup intent per launch.
-	if err := a.run(func(*txn) error {
-		a.e.RequestStartup()
-		return nil
-	}); err != nil {
-		return nil, err
+	// Step 1 of the driver contract: one startup intent per launch. A
+	// gateway's launch is none: its endpoint's real start is
+	// (App.RequestStartup, the web hub's page opening as the output).
+	if !a.relays() {
+		if err := a.run(func(*txn) error {
+			a.e.RequestStartup()
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if a.lib != nil && len(a.folders) > 0 {
 		_ = a.startLibrary(true)

@@ -50,3 +50,30 @@ func TestRelayOnlyReportsReachTheEngine(t *testing.T) {
 		t.Fatal("a newer report did not reach the engine")
 	}
 }
+
+// TestRelayStartupIsThePages: a gateway's launch is no startup intent;
+// App.RequestStartup (the page opening as the output) is.
+func TestRelayStartupIsThePages(t *testing.T) {
+	r := buildRig(t, self)
+	a, err := New(Options{Clock: r.clock, Ticks: r.ticks}, Deps{Store: r.store, Output: relayOutput{r.out}, Transport: r.tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.app = a
+	t.Cleanup(func() { _ = a.Close() })
+	owner := func() (o string) {
+		r.do(func(a *actor) { o = string(a.e.Owner()) })
+		return o
+	}
+	r.advance(10 * time.Second)
+	if o := owner(); o != "" {
+		t.Fatalf("the gateway's launch claimed: owner %q", o)
+	}
+	if err := a.RequestStartup(); err != nil {
+		t.Fatal(err)
+	}
+	r.advance(time.Second)
+	if o := owner(); o != string(self) {
+		t.Fatalf("the page's startup did not claim: owner %q", o)
+	}
+}
