@@ -43,6 +43,9 @@ type Options struct {
 	// browsers to every member (group.go); nil keeps them on this device.
 	Group  GroupLog
 	Logger *slog.Logger
+	// Output, when set, makes this server the web hub: its device plays
+	// through the browser page chosen last (output.go).
+	Output *BrowserOutput
 	// Now and Rand default to time.Now and crypto/rand.
 	Now  func() time.Time
 	Rand io.Reader
@@ -135,6 +138,9 @@ func New(opts Options) (*Server, error) {
 		s.pairing.Replay(OpsOf(ops))
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if opts.Output != nil {
+		opts.Output.attach(s.sendToPage)
+	}
 	updates, cancel := opts.Backend.Subscribe()
 	s.setState(opts.Backend.Status())
 	s.wg.Add(1)
@@ -286,6 +292,11 @@ func (s *Server) Revoke(id string) (BrowserInfo, error) {
 func (s *Server) showOut(ids []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for _, id := range ids {
+		if s.opts.Output != nil {
+			s.opts.Output.revoke(id)
+		}
+	}
 	for c := range s.conns {
 		if slices.Contains(ids, c.browser) {
 			c.bye("revoked", "This browser was removed from the group: pair it again with a code.")
@@ -353,6 +364,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveSession(w, r)
 	case r.URL.Path == "/api/forget":
 		s.serveForget(w, r)
+	case strings.HasPrefix(r.URL.Path, "/media/"):
+		s.serveMedia(w, r, strings.TrimPrefix(r.URL.Path, "/media/"))
 	case strings.HasPrefix(r.URL.Path, "/cover/"):
 		s.serveCover(w, r, strings.TrimPrefix(r.URL.Path, "/cover/"))
 	default:
