@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -120,7 +121,7 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	}
 
 	// A real report becomes Relayed, then Started.
-	rep := map[string]any{"id": 2, "op": "output_report", "page": "p1", "token": token, "seq": 1, "kind": "started", "track": 1, "content": "b3:aa", "ms": 2000}
+	rep := map[string]any{"id": 2, "op": "output_report", "page": "p1", "token": token, "seq": 1, "kind": "started", "track": 1, "content": "b3:" + strings.Repeat("a", 64), "ms": 2000}
 	sendJSON(t, c, rep)
 	if r := next(t, c, "reply"); r["ok"] != true {
 		t.Fatal(r["raw"])

@@ -31,8 +31,12 @@ import (
 // Block is how many source ids one checkpoint write reserves.
 const Block = 1024
 
-// MaxIDLen bounds browser and page ids (they come from the network).
-const MaxIDLen = 64
+// MaxIDLen bounds browser and page ids, MaxContentLen content ids (they
+// come from the network).
+const (
+	MaxIDLen      = 64
+	MaxContentLen = 256
+)
 
 // maxStarted bounds the page ids remembered as already started.
 const maxStarted = 256
@@ -282,7 +286,7 @@ func (g *Gateway) Deselect(p Page) {
 func (g *Gateway) Report(in In) (Report, error) {
 	o, ok := in.Kind.output()
 	switch {
-	case !ok || !in.From.valid() || in.Seq == 0 || in.PosMS < 0 || len(in.Content) > MaxIDLen:
+	case !ok || !in.From.valid() || in.Seq == 0 || in.PosMS < 0 || len(in.Content) > MaxContentLen:
 		return g.ignore(Malformed)
 	case g.revoked[in.From.Browser]:
 		return g.ignore(Revoked)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -252,6 +253,7 @@ func TestIgnoredReasons(t *testing.T) {
 	check(In{From: b, Token: tok, Seq: 1, Kind: Playing}, NotSelected)
 	check(In{From: a, Token: tok, Seq: 0, Kind: Playing}, Malformed)
 	check(In{From: a, Token: tok, Seq: 1, Kind: "loud"}, Malformed)
+	check(In{From: a, Token: tok, Seq: 1, Kind: Playing, Content: strings.Repeat("x", MaxContentLen+1)}, Malformed)
 	if r, err := g.Report(In{From: a, Token: tok, Seq: 2, Kind: Playing, PosMS: 5000}); err != nil || r.Source != tok+1 || !r.Output.Playing {
 		t.Fatal(r, err)
 	}
@@ -264,7 +266,7 @@ func TestIgnoredReasons(t *testing.T) {
 		t.Fatal("a revoked browser was selected")
 	}
 	st := g.Stats()
-	if st.Reports != 1 || st.Ignored[NotSelected] != 2 || st.Ignored[Malformed] != 2 || st.Ignored[Stale] != 3 || st.Ignored[Revoked] != 2 {
+	if st.Reports != 1 || st.Ignored[NotSelected] != 2 || st.Ignored[Malformed] != 3 || st.Ignored[Stale] != 3 || st.Ignored[Revoked] != 2 {
 		t.Fatalf("%+v", st)
 	}
 }

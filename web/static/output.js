@@ -10,6 +10,7 @@ const outp = {
   fresh: true,     // no output_open sent since this page loaded
   token: 0, seq: 0, track: 0, content: "", pending: "",
   el: null, tapping: false,
+  cmds: [], ignored: 0, lastError: "", // what the hub asked and refused, for the tests
 };
 
 function outEl() {
@@ -35,6 +36,7 @@ function outReport(kind, err) {
   const m = { id: nextID++, op: "output_report", page: outp.page, token: outp.token, seq: outp.seq, kind,
     content: outp.content, track: outp.track, ms: el ? Math.max(0, Math.round(el.currentTime * 1000)) : 0 };
   if (err) m.err = err;
+  waiting.set(m.id, (r) => { outp.ignored = r.ok ? outp.ignored : (outp.ignored || 0) + 1; if (!r.ok) outp.lastError = r.error; });
   ws.send(JSON.stringify(m));
 }
 
@@ -49,7 +51,7 @@ function outState() {
   if (el.paused) return el.ended ? "ended" : "paused";
   return el.readyState >= 3 ? "playing" : "stalled";
 }
-setInterval(() => { if (outp.opened && outp.token) outReport(outState()); }, 1000);
+setInterval(() => { if (outp.opened && outp.token) outReport(outState()); }, 500);
 
 function outTap(show) {
   outp.tapping = show;
@@ -67,6 +69,7 @@ function outPlay() {
 // outCmd runs a command of the hub for its output.
 function outCmd(m) {
   if (!outp.opened) return;
+  outp.cmds.push(m.cmd);
   const el = outEl();
   if (typeof m.volume === "number") el.volume = Math.max(0, Math.min(1, m.volume / 100));
   switch (m.cmd) {

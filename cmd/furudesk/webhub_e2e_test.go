@@ -1,0 +1,125 @@
+//go:build chromium
+
+package main
+
+// The web hub in a real Chromium whose audio goes to its own PulseAudio
+// null sink, recorded: "Play on this browser" makes the browser the
+// group's output (issue 34).
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// newAudioBrowser is newBrowser with its sound on sink of pa (not muted),
+// and autoplay without a tap when autoplay.
+func newAudioBrowser(t *testing.T, pa *pulse, sink string, autoplay bool) *browser {
+	t.Helper()
+	exe := needTool(t, "chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(360, 640), chromedp.Flag("lang", "en-US"),
+		chromedp.Flag("mute-audio", false), chromedp.Env(append(append([]string(nil), pa.env...), "PULSE_SINK="+sink)...))
+	if autoplay {
+		opts = append(opts, chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() { cancel(); acancel() })
+	b := &browser{t: t, ctx: ctx, dir: artefactDir(t)}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(2))); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return b
+}
+
+// pairPage pairs the browser's page with the device n serves the web on.
+func pairPage(t *testing.T, b *browser, n *node, url string) {
+	t.Helper()
+	b.do(chromedp.Navigate(url))
+	b.until("the pairing page", `!document.getElementById("pair").hidden`)
+	m := codeRe.FindStringSubmatch(string(n.ctl("web", "pair")))
+	if m == nil {
+		t.Fatal("ctl web pair printed no code")
+	}
+	b.do(chromedp.SetValue("#code", m[1]))
+	b.click("#pairbtn")
+	b.until("the player", `!document.getElementById("player").hidden && typeof state !== "undefined" && state !== null && outp.hub`)
+}
+
+func TestWebHubPlaysInChromium(t *testing.T) {
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	ids := c.scanned()
+	c.pair()
+	if st := hub.status(); !st.Passive {
+		t.Fatal("the hub is not passive by default")
+	}
+	b := newAudioBrowser(t, c.pa, hub.sink, true) // the hub opens no sink of its own: the browser plays on it
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+
+	// box plays; then "Play on this browser" moves the music to the hub.
+	box.ctl("play", ids[0], ids[1])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	t0 := time.Now()
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("page: %s", eval[string](b, `JSON.stringify({cmds: outp.cmds, ignored: outp.ignored, lastError: outp.lastError, opened: outp.opened, token: outp.token, seq: outp.seq, track: outp.track, tapping: outp.tapping, src: outp.el && outp.el.src, paused: outp.el && outp.el.paused, t: outp.el && outp.el.currentTime, err: outp.el && outp.el.error && outp.el.error.message, rs: outp.el && outp.el.readyState, toast: document.getElementById("toast").textContent})`))
+			t.Logf("hub web: %s", hub.ctl("web"))
+		}
+	})
+	waitFor(t, 20*time.Second, "the hub renders, playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Playing && st.Output.Playing
+	})
+	b.until("the page's element plays", `outp.el && !outp.el.paused && outp.el.currentTime > 0.3`)
+	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t0, time.Now()) })
+	first, _ := firstSound(hub.rec, t0)
+	t.Logf("Play on this browser to first sound on the browser's sink: %v (headless Chromium, loopback)", first.Sub(t0).Round(time.Millisecond))
+	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
+	if lastSound(box.rec, t0).After(first.Add(time.Second)) {
+		t.Fatal("box still sounds a second after the browser began")
+	}
+	if st := box.status(); string(st.Owner) != hub.id {
+		t.Fatalf("box does not see the hub as the owner: %s", st.Owner)
+	}
+
+	// Transfer browser -> box: the browser falls silent, box sounds.
+	tx := time.Now()
+	hub.ctl("transfer", box.id) // the hub learns the higher claim here: it issues it
+	waitFor(t, 20*time.Second, "box renders", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	b.until("the page's element stops", `!outp.el || outp.el.paused`)
+	waitFor(t, 20*time.Second, "box's sink sounds", func() bool { return audible(box.rec, tx, time.Now()) })
+	boxFirst, _ := firstSound(box.rec, tx)
+	waitFor(t, 20*time.Second, "a second of box's sound recorded", func() bool { return box.rec.frames() > 0 && lastSound(box.rec, tx).After(boxFirst.Add(time.Second)) })
+	last := lastSound(hub.rec, tx)
+	t.Logf("transfer browser -> box: the browser's last sound %v after the transfer, box's first %v after it", last.Sub(tx).Round(time.Millisecond), boxFirst.Sub(tx).Round(time.Millisecond))
+	if last.After(tx.Add(time.Second)) {
+		t.Fatalf("the browser's sink still sounds %v after the transfer", last.Sub(tx))
+	}
+	if audible(hub.rec, boxFirst.Add(500*time.Millisecond), time.Now()) {
+		t.Fatal("the browser sounds along with box")
+	}
+
+	// And back, from the page.
+	b.click("#devbtn")
+	b.until("the device picker", `document.getElementById("devices").open`)
+	b.click("#playhere")
+	t2 := time.Now()
+	waitFor(t, 20*time.Second, "the hub renders again", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+	waitFor(t, 20*time.Second, "the browser's sink sounds again", func() bool { return audible(hub.rec, t2, time.Now()) })
+	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
+}
