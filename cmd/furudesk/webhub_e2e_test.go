@@ -122,4 +122,31 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 	})
 	waitFor(t, 20*time.Second, "the browser's sink sounds again", func() bool { return audible(hub.rec, t2, time.Now()) })
 	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
+
+	// The tab closes: no report comes, the hub keeps the owner and the
+	// queue; after owner_timeout box (automatic failover) takes over from
+	// the last reported position.
+	b.until("the page reported a while", `outp.el.currentTime > 1`)
+	before := hub.status()
+	closedAt := time.Now()
+	b.do(chromedp.Navigate("about:blank"))
+	st := hub.status()
+	if string(st.Owner) != hub.id || st.QueueLen != before.QueueLen {
+		t.Fatalf("the tab closed: owner %s queue %d, were %s %d", st.Owner, st.QueueLen, before.Owner, before.QueueLen)
+	}
+	waitFor(t, 20*time.Second, "box takes over after owner_timeout", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	took := time.Since(closedAt)
+	bs := box.status()
+	if bs.QueueLen != before.QueueLen {
+		t.Fatalf("box took over with a queue of %d, the hub had %d", bs.QueueLen, before.QueueLen)
+	}
+	// The hub's last report was at most ~0.5 s before the close: box
+	// resumes about there, not extrapolated over the silence (took).
+	if d := bs.PositionMS - before.PositionMS; d < -1000 || d > 1500 {
+		t.Fatalf("box resumed at %d ms, the hub was at %d ms when the tab closed (%v before box took over)", bs.PositionMS, before.PositionMS, took)
+	}
+	t.Logf("the tab closed: box took over after %v at %d ms (the hub at %d ms at the close)", took.Round(time.Millisecond), bs.PositionMS, before.PositionMS)
+	if took < testOwnerTimeout {
+		t.Fatalf("box took over %v after the tab closed, before owner_timeout %v", took, testOwnerTimeout)
+	}
 }
