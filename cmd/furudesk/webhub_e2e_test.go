@@ -22,9 +22,13 @@ func newAudioBrowser(t *testing.T, pa *pulse, sink string, autoplay bool) *brows
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(360, 640), chromedp.Flag("lang", "en-US"),
 		chromedp.Flag("mute-audio", false), chromedp.Env(append(append([]string(nil), pa.env...), "PULSE_SINK="+sink)...))
+	// Headless Chromium allows autoplay unless told otherwise: a phone's
+	// policy (a user activation first) is asked for explicitly.
+	policy := "document-user-activation-required"
 	if autoplay {
-		opts = append(opts, chromedp.Flag("autoplay-policy", "no-user-gesture-required"))
+		policy = "no-user-gesture-required"
 	}
+	opts = append(opts, chromedp.Flag("autoplay-policy", policy))
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
 	t.Cleanup(func() { cancel(); acancel() })
@@ -149,4 +153,66 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 	if took < testOwnerTimeout {
 		t.Fatalf("box took over %v after the tab closed, before owner_timeout %v", took, testOwnerTimeout)
 	}
+}
+
+// TestWebHubAutoplayRefused: Chromium without the autoplay flag refuses
+// to start the element: the page shows "Tap to play here" at once, the
+// hub reports a not-playing output (never a false "playing"), and a real
+// tap starts the sound.
+func TestWebHubAutoplayRefused(t *testing.T) {
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	ids := c.scanned()
+	c.pair()
+	b := newAudioBrowser(t, c.pa, hub.sink, false)
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+	box.ctl("play", ids[0])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	// chromedp's Poll (b.until) runs as a user gesture, which would let
+	// the page play from then on: load it again and wait by plain
+	// evaluation only.
+	b.do(chromedp.Navigate("http://" + webAddr + "/"))
+	plain := func(what, js string) {
+		t.Helper()
+		waitFor(t, 20*time.Second, what, func() bool {
+			ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+			defer cancel()
+			v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+			return err == nil && v
+		})
+	}
+	plain("the player", `typeof outp !== "undefined" && outp.hub && !document.getElementById("player").hidden && !!state`)
+	if eval[bool](b, `navigator.userActivation.hasBeenActive`) {
+		t.Fatal("the page has a user activation already")
+	}
+	t0 := time.Now()
+	b.click("#devbtn") // a script's click: no user activation
+	plain("the device picker", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	plain("the tap prompt", `!document.getElementById("tapplay").hidden`)
+	shown := time.Since(t0)
+	waitFor(t, 20*time.Second, "the hub owns, its output not playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Output.Available && !st.Output.Playing
+	})
+	for range 5 {
+		if st := hub.status(); st.Output.Playing {
+			t.Fatal("the hub reports a playing output while autoplay was refused")
+		}
+	}
+	if audible(hub.rec, t0, time.Now()) {
+		t.Fatal("the browser sounds though autoplay was refused")
+	}
+	t.Logf(`"Play on this browser" to "Tap to play here": %v`, shown.Round(time.Millisecond))
+	// A real tap (input events: a user activation) plays.
+	t1 := time.Now()
+	b.do(chromedp.Click("#tapplay"))
+	b.until("the prompt goes", `document.getElementById("tapplay").hidden`)
+	waitFor(t, 20*time.Second, "the hub's output plays", func() bool { return hub.status().Output.Playing })
+	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t1, time.Now()) })
 }
