@@ -185,10 +185,16 @@ func (o *BrowserOutput) Report() audio.Report {
 	return audio.Report{Available: o.avail, Playing: o.playing, Paused: o.paused, Track: o.cur, Pos: o.posNowLocked(), Volume: o.volume}
 }
 
+// maxAhead is how far past the page's last report the position moves on:
+// one and a half of the page's report intervals (500 ms). A page that went
+// away (tab closed, phone asleep) leaves the position where it last
+// reported, so the device that fails over resumes there.
+const maxAhead = 750 * time.Millisecond
+
 func (o *BrowserOutput) posNowLocked() time.Duration {
 	p := time.Duration(o.pos) * time.Millisecond
 	if o.playing {
-		p += o.now().Sub(o.posAt)
+		p += min(o.now().Sub(o.posAt), maxAhead)
 	}
 	return p
 }
@@ -209,6 +215,35 @@ func (o *BrowserOutput) Stats() gateway.Stats {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.gw.Stats()
+}
+
+// OutputInfo is the browser output as `ctl web info` shows it.
+type OutputInfo struct {
+	Browser    string `json:"browser,omitempty"` // the selected page's browser id
+	Present    bool   `json:"present"`           // that page is connected
+	Reports    uint64 `json:"reports"`           // browser reports that reached the engine
+	LastSource uint64 `json:"last_source"`       // the last one's source id
+	Reserved   uint64 `json:"reserved"`          // ids up to here are reserved in the checkpoint
+	Startups   uint64 `json:"startups"`
+	// Ignored counts the refused reports by reason.
+	IgnoredMalformed   uint64 `json:"ignored_malformed"`
+	IgnoredNotSelected uint64 `json:"ignored_not_selected"`
+	IgnoredRevoked     uint64 `json:"ignored_revoked"`
+	IgnoredStale       uint64 `json:"ignored_stale"`
+}
+
+// Info is what `ctl web info` shows of the output.
+func (o *BrowserOutput) Info() OutputInfo {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st := o.gw.Stats()
+	in := OutputInfo{Present: o.gw.Present(), Reports: st.Reports, LastSource: o.gw.Last().Source, Reserved: o.gw.Reserved(),
+		Startups: st.Startups, IgnoredMalformed: st.Ignored[gateway.Malformed], IgnoredNotSelected: st.Ignored[gateway.NotSelected],
+		IgnoredRevoked: st.Ignored[gateway.Revoked], IgnoredStale: st.Ignored[gateway.Stale]}
+	if p, ok := o.gw.Selected(); ok {
+		in.Browser = p.Browser
+	}
+	return in
 }
 
 // Selected is the page that is the output, and whether it is connected.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,11 +22,11 @@ type memReserved struct{ v, saves uint64 }
 func (m *memReserved) LoadReserved() (uint64, error) { return m.v, nil }
 func (m *memReserved) SaveReserved(v uint64) error   { m.v = v; m.saves++; return nil }
 
-func newHubHarness(t *testing.T, res *memReserved) (*harness, *BrowserOutput) {
+func newHubHarness(t *testing.T, res *memReserved, now func() time.Time) (*harness, *BrowserOutput) {
 	t.Helper()
 	p, clk := newTestPairing(t)
 	h := &harness{t: t, be: newFakeBackend(), st: &memStore{}, clk: clk}
-	out, err := NewBrowserOutput(res, nil, nil)
+	out, err := NewBrowserOutput(res, nil, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,10 @@ func noEvent(t *testing.T, out *BrowserOutput, what string) {
 
 func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	res := &memReserved{}
-	h, out := newHubHarness(t, res)
+	now := time.Unix(1e9, 0) // the output's fake clock
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h, out := newHubHarness(t, res, clock)
 	dir := t.TempDir()
 	song := filepath.Join(dir, "song.mp3")
 	if err := os.WriteFile(song, make([]byte, 10000), 0o600); err != nil {
@@ -132,6 +136,20 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	}
 	if st, ok := (<-out.Events()).(audio.Started); !ok || st.Track != tr {
 		t.Fatalf("no Started for %v", tr)
+	}
+	// The position moves on from the report, but not past 750 ms
+	// without one.
+	mu.Lock()
+	now = now.Add(400 * time.Millisecond)
+	mu.Unlock()
+	if p := out.Report().Pos; p != 2400*time.Millisecond {
+		t.Fatalf("position 400 ms after the report: %v", p)
+	}
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	if p := out.Report().Pos; p != 2750*time.Millisecond {
+		t.Fatalf("position a minute after the last report: %v", p)
 	}
 	// Replayed, of another page, with an old token: ignored, no event.
 	rep["id"] = 3

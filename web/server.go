@@ -212,6 +212,8 @@ type Info struct {
 	OpenCodes int           `json:"open_codes"`
 	Connected int           `json:"connected"`
 	Refused   Counters      `json:"refused"`
+	// Output is the web hub's browser output (--web-hub), else nil.
+	Output *OutputInfo `json:"output,omitempty"`
 }
 
 // BrowserInfo is a paired browser as listed: never its credential's hash.
@@ -229,6 +231,10 @@ func (s *Server) Info() Info {
 	s.mu.Lock()
 	in.Connected = len(s.conns)
 	s.mu.Unlock()
+	if s.opts.Output != nil {
+		oi := s.opts.Output.Info()
+		in.Output = &oi
+	}
 	return in
 }
 

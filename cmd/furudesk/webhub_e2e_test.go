@@ -127,6 +127,32 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 	waitFor(t, 20*time.Second, "the browser's sink sounds again", func() bool { return audible(hub.rec, t2, time.Now()) })
 	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
 
+	// The hub restarts (killed: nothing but the checkpoint survives): the
+	// page reconnects as the output, and its report ids go on above the
+	// ones made before; the reconnect is no startup.
+	before1 := webInfo(t, hub).Output
+	if before1 == nil || before1.Reports == 0 || before1.LastSource == 0 {
+		t.Fatalf("ctl web info before the restart: %+v", before1)
+	}
+	hub.stop(true)
+	hub.start()
+	waitFor(t, 20*time.Second, "reports after the hub's restart", func() bool {
+		o := webInfo(t, hub).Output
+		return o != nil && o.Reports > 0
+	})
+	after1 := webInfo(t, hub).Output
+	t.Logf("report ids: last %d before the restart, %d after (reserved %d, then %d)", before1.LastSource, after1.LastSource, before1.Reserved, after1.Reserved)
+	if after1.LastSource <= before1.LastSource || after1.Startups != 0 {
+		t.Fatalf("after the restart: %+v, before: %+v", after1, before1)
+	}
+	b.click("#devbtn")
+	b.until("the device picker", `document.getElementById("devices").open`)
+	b.click("#playhere")
+	waitFor(t, 20*time.Second, "the hub renders after its restart", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+
 	// The tab closes: no report comes, the hub keeps the owner and the
 	// queue; after owner_timeout box (automatic failover) takes over from
 	// the last reported position.
