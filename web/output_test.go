@@ -188,7 +188,7 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.CloseNow()
-	next(t, c2, "hello")
+	bid := next(t, c2, "hello")["browser_id"].(string)
 	sendJSON(t, c2, map[string]any{"id": 1, "op": "output_open", "page": "p1"})
 	if m := next(t, c2, "out"); m["cmd"] != "play" {
 		t.Fatalf("the page that came back got %v", m["raw"])
@@ -209,5 +209,16 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	out.Stop()
 	if m := next(t, c2, "out"); m["cmd"] != "stop" {
 		t.Fatalf("stop sent %v", m["raw"])
+	}
+
+	// Revoked: no longer the output; its reports would be ignored.
+	if _, err := h.s.Revoke(bid); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := out.Selected(); ok {
+		t.Fatal("a revoked browser is still the output")
+	}
+	if st := out.Info(); st.Browser != "" || st.Reports != 1 {
+		t.Fatalf("info after the revocation: %+v", st)
 	}
 }

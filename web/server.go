@@ -296,13 +296,15 @@ func (s *Server) Revoke(id string) (BrowserInfo, error) {
 
 // showOut ends the pages of the browsers ids with the revoked message.
 func (s *Server) showOut(ids []string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	// The output's lock is taken before s.mu elsewhere (it sends to pages):
+	// never under s.mu.
 	for _, id := range ids {
 		if s.opts.Output != nil {
 			s.opts.Output.revoke(id)
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for c := range s.conns {
 		if slices.Contains(ids, c.browser) {
 			c.bye("revoked", "This browser was removed from the group: pair it again with a code.")
