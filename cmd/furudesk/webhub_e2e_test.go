@@ -99,9 +99,20 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 	}
 
 	// Transfer browser -> box: the browser falls silent, box sounds.
+	ef := time.Now()
+	ct := eval[float64](b, `outp.el.currentTime`)
+	et := time.Now()
 	tx := time.Now()
 	hub.ctl("transfer", box.id) // the hub learns the higher claim here: it issues it
+	txTo := time.Now()
+	// Where the browser was when the hub handed over, some time in [tx, txTo].
+	pageAt := posSpan{ct + tx.Sub(et).Seconds(), ct + txTo.Sub(ef).Seconds()}
 	waitFor(t, 20*time.Second, "box renders", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	resumed := box.timedStatus().resumedAt()
+	t.Logf("transfer browser -> box: the browser at %v, box resumed at %v", pageAt, resumed)
+	if d := resumed.apart(pageAt); d > 0.25 {
+		t.Fatalf("box resumed %.3f s away from where the browser was", d)
+	}
 	b.until("the page's element stops", `!outp.el || outp.el.paused`)
 	waitFor(t, 20*time.Second, "box's sink sounds", func() bool { return audible(box.rec, tx, time.Now()) })
 	boxFirst, _ := firstSound(box.rec, tx)
