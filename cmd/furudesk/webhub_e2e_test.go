@@ -126,16 +126,25 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 		t.Fatal("the browser sounds along with box")
 	}
 
-	// And back, from the page.
+	// And back, from the page: the browser begins where box was.
 	b.click("#devbtn")
 	b.until("the device picker", `document.getElementById("devices").open`)
-	b.click("#playhere")
+	boxSt := box.timedStatus()
 	t2 := time.Now()
+	b.click("#playhere")
+	t2To := time.Now()
 	waitFor(t, 20*time.Second, "the hub renders again", func() bool {
 		st := hub.status()
 		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
 	})
 	waitFor(t, 20*time.Second, "the browser's sink sounds again", func() bool { return audible(hub.rec, t2, time.Now()) })
+	b.until("the page began the track", `outp.started`)
+	boxAt := boxSt.playedOnTo(t2, t2To)
+	began := eval[float64](b, `outp.startedAt`)
+	t.Logf("transfer box -> browser: box at %v, the browser began at %.2f s", boxAt, began)
+	if d := (posSpan{began, began}).apart(boxAt); d > 0.25 {
+		t.Fatalf("the browser began %.3f s away from where box was", d)
+	}
 	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
 
 	// The hub restarts (killed: nothing but the checkpoint survives): the

@@ -16,7 +16,10 @@ const outp = {
 function outEl() {
   if (outp.el) return outp.el;
   const el = new Audio(); el.preload = "auto"; outp.el = el;
-  el.addEventListener("playing", () => { outReport(outp.started ? "playing" : "started"); outp.started = true; });
+  el.addEventListener("playing", () => {
+    if (!outp.started) outp.startedAt = el.currentTime; // where this track began here (the tests read it)
+    outReport(outp.started ? "playing" : "started"); outp.started = true;
+  });
   el.addEventListener("pause", () => { if (!el.ended && outp.track) outReport("paused"); });
   el.addEventListener("ended", () => outReport("ended"));
   el.addEventListener("waiting", () => outReport("stalled"));
