@@ -86,7 +86,7 @@ race: ffmpeg
 ## a foreign origin, a revocation; screenshots in bin/web-e2e/
 test-web: ffmpeg
 	@scripts/install-deps.sh --web
-	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayer' -v -timeout 10m
+	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayer|TestWebHub' -v -timeout 10m
 
 ## lab-reach: the NAT lab of issue 35 (root: network namespaces, nftables,
 ## PulseAudio; about two minutes): devices behind two NATs reach each other

@@ -152,6 +152,7 @@ type folderIntent struct {
 	reply chan error
 }
 type scanIntent struct{ reply chan error }
+type startupIntent struct{ reply chan error }
 type noticeIntent struct{ level, text string }
 type refreshIntent struct{}
 type launchIntent struct{} // the launch's held rescan may start (LibraryShown)
@@ -192,6 +193,12 @@ func (launchIntent) handle(a *actor) {
 	if a.launchHeld {
 		_ = a.startLibrary(true)
 	}
+}
+func (i startupIntent) handle(a *actor) {
+	a.answer(i.reply, a.run(func(*txn) error {
+		a.e.RequestStartup()
+		return nil
+	}))
 }
 
 func newActor(app *App, opts Options, deps Deps) (*actor, error) {
@@ -257,12 +264,16 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 			return nil, err
 		}
 	}
-	// Step 1 of the driver contract: one startup intent per launch.
-	if err := a.run(func(*txn) error {
-		a.e.RequestStartup()
-		return nil
-	}); err != nil {
-		return nil, err
+	// Step 1 of the driver contract: one startup intent per launch. A
+	// gateway's launch is none: its endpoint's real start is
+	// (App.RequestStartup, the web hub's page opening as the output).
+	if !a.relays() {
+		if err := a.run(func(*txn) error {
+			a.e.RequestStartup()
+			return nil
+		}); err != nil {
+			return nil, err
+		}
 	}
 	if a.lib != nil && len(a.folders) > 0 {
 		if opts.HoldLaunchScan > 0 {
@@ -489,9 +500,17 @@ func (a *actor) anchorHeard() {
 	a.pos.AnchorHeard(&a.st, a.clock.Now())
 }
 
-// heartbeat feeds the output's real report to the engine.
+// relays reports whether the output is a gateway's (Relay): then only its
+// audio.Relayed events reach the engine.
+func (a *actor) relays() bool {
+	r, ok := a.out.(Relay)
+	return ok && r.Relays()
+}
+
+// heartbeat feeds the output's real report to the engine; never a
+// gateway's cached one.
 func (a *actor) heartbeat() {
-	if a.out == nil {
+	if a.out == nil || a.relays() {
 		return
 	}
 	r := a.out.Report()

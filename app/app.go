@@ -563,6 +563,14 @@ func (a *App) Transfer(to engine.DeviceID) error {
 	return a.call(transferIntent{to: to, reply: r}, r)
 }
 
+// RequestStartup is the startup intent of a gateway's endpoint (the web
+// hub's browser page opening as the output): the engine takes one per
+// application instance, and a gateway's launch supplies none of its own.
+func (a *App) RequestStartup() error {
+	r := make(chan error, 1)
+	return a.call(startupIntent{reply: r}, r)
+}
+
 // Invite creates a single-use pairing code for another device.
 func (a *App) Invite() (Invite, error) {
 	code, exp, err := a.tr.CreateInvite()

@@ -57,6 +57,14 @@ type Output interface {
 	Events() <-chan audio.Event
 }
 
+// Relay is an Output whose reports come from another endpoint through a
+// gateway (the web hub's browser): its only liveness inputs are the
+// audio.Relayed events it sends, fed to engine.OutputReport; the actor
+// never heartbeats its Report on a tick.
+type Relay interface {
+	Relays() bool
+}
+
 // Transport carries snapshots and stamped commands between the trusted
 // devices and runs pairing. *devicesync.Node implements it. Devices and
 // its Online flags are presentation only.

@@ -244,6 +244,14 @@ func sharedKey(from engine.DeviceID, n *SharedNotice) string {
 
 func (a *actor) audioEvent(ev audio.Event) {
 	switch ev := ev.(type) {
+	case audio.Relayed:
+		_ = a.run(func(*txn) error {
+			o := engine.Output{Available: ev.Available, Playing: ev.Playing}
+			if a.e.OutputReport(ev.Source, o) {
+				a.lastOut, a.lastHB, a.heartbeated = o, a.clock.Now(), true
+			}
+			return nil
+		})
 	case audio.Activity, audio.Availability:
 		_ = a.run(func(*txn) error {
 			a.heartbeat()

@@ -65,6 +65,18 @@ type Damaged struct {
 	Err   *DamageError
 }
 
+// Relayed is a report of an output this process does not drive itself
+// (the web hub's browser, web/gateway): Source is the gateway's
+// source-report id, strictly increasing. It is made only when the endpoint
+// itself reported; the app feeds it to engine.OutputReport and never
+// heartbeats such an output's cached Report on a timer.
+type Relayed struct {
+	Source    uint64
+	Available bool
+	Playing   bool
+}
+
+func (Relayed) isEvent()      {}
 func (Availability) isEvent() {}
 func (Activity) isEvent()     {}
 func (Position) isEvent()     {}

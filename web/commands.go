@@ -27,6 +27,16 @@ type request struct {
 	Query    string   `json:"query,omitempty"`
 	Playlist string   `json:"playlist,omitempty"`
 	Append   bool     `json:"append,omitempty"`
+	// The browser as an output (output.go).
+	Page    string `json:"page,omitempty"`
+	Fresh   bool   `json:"fresh,omitempty"`
+	Here    bool   `json:"here,omitempty"`
+	Token   uint64 `json:"token,omitempty"`
+	Seq     uint64 `json:"seq,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	Content string `json:"content,omitempty"`
+	Track   uint64 `json:"track,omitempty"`
+	Err     string `json:"err,omitempty"`
 }
 
 // reply answers one request: ok, or a sentence for the user.

@@ -43,6 +43,9 @@ type Options struct {
 	// browsers to every member (group.go); nil keeps them on this device.
 	Group  GroupLog
 	Logger *slog.Logger
+	// Output, when set, makes this server the web hub: its device plays
+	// through the browser page chosen last (output.go).
+	Output *BrowserOutput
 	// Now and Rand default to time.Now and crypto/rand.
 	Now  func() time.Time
 	Rand io.Reader
@@ -135,6 +138,9 @@ func New(opts Options) (*Server, error) {
 		s.pairing.Replay(OpsOf(ops))
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if opts.Output != nil {
+		opts.Output.attach(s.sendToPage)
+	}
 	updates, cancel := opts.Backend.Subscribe()
 	s.setState(opts.Backend.Status())
 	s.wg.Add(1)
@@ -206,6 +212,8 @@ type Info struct {
 	OpenCodes int           `json:"open_codes"`
 	Connected int           `json:"connected"`
 	Refused   Counters      `json:"refused"`
+	// Output is the web hub's browser output (--web-hub), else nil.
+	Output *OutputInfo `json:"output,omitempty"`
 }
 
 // BrowserInfo is a paired browser as listed: never its credential's hash.
@@ -223,6 +231,10 @@ func (s *Server) Info() Info {
 	s.mu.Lock()
 	in.Connected = len(s.conns)
 	s.mu.Unlock()
+	if s.opts.Output != nil {
+		oi := s.opts.Output.Info()
+		in.Output = &oi
+	}
 	return in
 }
 
@@ -284,6 +296,13 @@ func (s *Server) Revoke(id string) (BrowserInfo, error) {
 
 // showOut ends the pages of the browsers ids with the revoked message.
 func (s *Server) showOut(ids []string) {
+	// The output's lock is taken before s.mu elsewhere (it sends to pages):
+	// never under s.mu.
+	for _, id := range ids {
+		if s.opts.Output != nil {
+			s.opts.Output.revoke(id)
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.conns {
@@ -353,6 +372,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveSession(w, r)
 	case r.URL.Path == "/api/forget":
 		s.serveForget(w, r)
+	case strings.HasPrefix(r.URL.Path, "/media/"):
+		s.serveMedia(w, r, strings.TrimPrefix(r.URL.Path, "/media/"))
 	case strings.HasPrefix(r.URL.Path, "/cover/"):
 		s.serveCover(w, r, strings.TrimPrefix(r.URL.Path, "/cover/"))
 	default:

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/coder/websocket"
+
+	"github.com/furudesk/furudesk/web/gateway"
 )
 
 // Close codes of the page's WebSocket beyond the standard ones: the page
@@ -27,6 +29,7 @@ type conn struct {
 	s       *Server
 	ws      *websocket.Conn
 	browser string
+	page    string // set by output_open: this page may be the output
 	ctx     context.Context
 	cancel  context.CancelFunc
 
@@ -42,6 +45,7 @@ type hello struct {
 	V       int    `json:"v"`
 	Browser string `json:"browser"`
 	ID      string `json:"browser_id"`
+	Hub     bool   `json:"hub,omitempty"` // this device plays in browsers (output_open)
 }
 
 type byeMsg struct {
@@ -95,7 +99,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.wg.Done()
 	// hello comes first, then the state.
-	hb, _ := json.Marshal(hello{T: "hello", V: protocolVersion, Browser: b.Label, ID: b.ID})
+	hb, _ := json.Marshal(hello{T: "hello", V: protocolVersion, Browser: b.Label, ID: b.ID, Hub: s.opts.Output != nil})
 	wctx, wcancel := context.WithTimeout(c.ctx, WriteTimeout)
 	err = ws.Write(wctx, websocket.MessageText, hb)
 	wcancel()
@@ -113,7 +117,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	_ = ws.CloseNow()
 	s.mu.Lock()
 	delete(s.conns, c)
+	page := c.page
 	s.mu.Unlock()
+	if page != "" && s.opts.Output != nil {
+		s.opts.Output.gone(gateway.Page{Browser: c.browser, Page: page}) // presence only: no report
+	}
 }
 
 // notify says a newer state is there; called under s.mu.
@@ -174,7 +182,12 @@ func (c *conn) readLoop() {
 		if _, err := c.s.pairing.byID(c.browser); err != nil {
 			return
 		}
-		data2, err := run(c.s.opts.Backend, req)
+		var data2 any
+		if strings.HasPrefix(req.Op, "output_") {
+			data2, err = c.outputOp(req)
+		} else {
+			data2, err = run(c.s.opts.Backend, req)
+		}
 		rp := reply{T: "reply", ID: req.ID, OK: err == nil, Data: data2}
 		if err != nil {
 			rp.Error = errorText(err)

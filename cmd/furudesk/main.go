@@ -60,6 +60,9 @@ type options struct {
 	// shown is called when the window first listed the library (the GUI
 	// sets it: the held group library starts).
 	shown func()
+	// webHub makes this device the web hub: it plays through the browser
+	// page chosen last (issue 34).
+	webHub bool
 }
 
 // listFlag is a repeatable string flag.
@@ -168,6 +171,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&mdnsEx, "mdns-exclude", "a network interface mDNS must stay off, such as tun0 or docker*; repeatable, kept for later launches (an empty value clears)")
 	fs.StringVar(&opts.web, "web", "", "serve the web player on host:port (e.g. :8443) for phones and browsers of the network; off when empty")
 	fs.BoolVar(&opts.carry, "carry", false, "carry other devices' traffic: connect members that cannot reach each other directly through this device (default: on with --headless)")
+	fs.BoolVar(&opts.webHub, "web-hub", false, "be the web hub: a device of its own that plays through the browser chosen last (\"Play on this browser\"); needs --web; passive unless set otherwise")
 	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
 	fs.BoolVar(&opts.enqueue, "enqueue", false, "append the files given to the queue instead of playing them now")
 	if err := fs.Parse(args); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +33,29 @@ func (c webCreds) LoadBrowsers() ([]byte, error) {
 
 func (c webCreds) SaveBrowsers(b []byte) error { return c.s.SetSetting(webBrowsersKey, string(b)) }
 
+// webHubReservedKey holds the web hub's reserved browser report ids (the
+// gateway's checkpoint, web/gateway).
+const webHubReservedKey = "web_hub_reserved"
+
+// hubReserved keeps them in the store's settings.
+type hubReserved struct{ s *storage.Store }
+
+func (h hubReserved) LoadReserved() (uint64, error) {
+	v, ok, err := h.s.Setting(webHubReservedKey)
+	if err != nil || !ok {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("the stored %s %q is not a number", webHubReservedKey, v)
+	}
+	return n, nil
+}
+
+func (h hubReserved) SaveReserved(n uint64) error {
+	return h.s.SetSetting(webHubReservedKey, strconv.FormatUint(n, 10))
+}
+
 // webPlayer is the device's web player, off until started (--web, or
 // the window's Settings).
 type webPlayer struct {
@@ -39,6 +63,7 @@ type webPlayer struct {
 	store *storage.Store
 	group web.GroupLog // the group's log: the paired browsers are the group's
 	log   *slog.Logger
+	out   *web.BrowserOutput // the web hub's output (--web-hub), else nil
 
 	mu  sync.Mutex
 	srv *web.Server
@@ -53,7 +78,7 @@ func (w *webPlayer) start(addr string) error {
 		_ = w.srv.Close()
 		w.srv = nil
 	}
-	s, err := web.Start(web.Options{Addr: addr, Backend: w.app, Store: webCreds{w.store}, Group: w.group, Logger: w.log})
+	s, err := web.Start(web.Options{Addr: addr, Backend: w.app, Store: webCreds{w.store}, Group: w.group, Logger: w.log, Output: w.out})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/grouplib"
 	"github.com/furudesk/furudesk/storage"
+	"github.com/furudesk/furudesk/web"
 )
 
 // device is one running furudesk: the store, the transport, the output, the
@@ -30,6 +31,7 @@ type device struct {
 	node   *devicesync.Node
 	gl     *grouplib.Library
 	out    *audio.Output
+	hubOut *web.BrowserOutput // the web hub's output (--web-hub), else nil
 	ctl    *ctlServer
 	web    *webPlayer
 	cancel context.CancelFunc
@@ -86,8 +88,23 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 		d.node = nil
 		return fail(err)
 	}
-	if d.out, err = audio.Open(audio.Options{}); err != nil {
-		return fail(err)
+	var out app.Output
+	if opts.webHub {
+		if opts.web == "" {
+			return fail(errors.New("--web-hub needs --web ADDR: the browsers reach the hub there"))
+		}
+		if _, ok, err := d.store.Setting("passive"); err == nil && !ok {
+			opts.passive = true // the hub's default profile; ctl config and Settings change it
+		}
+		if d.hubOut, err = web.NewBrowserOutput(hubReserved{d.store}, logger, nil); err != nil {
+			return fail(err)
+		}
+		out = d.hubOut
+	} else {
+		if d.out, err = audio.Open(audio.Options{}); err != nil {
+			return fail(err)
+		}
+		out = d.out
 	}
 	// FFmpeg loads at the first decode or probe, not now (see audio)
 	audio.WhenLoaded(func(decoders string) { logger.Info("audio", "decoders", decoders) })
@@ -101,7 +118,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
 		Music: opts.music, Passive: opts.passive, Box: opts.headless, Name: name, Config: opts.config, Logger: logger,
 		HoldLaunchScan: launchHold(opts)},
-		app.Deps{Store: d.store, Output: d.out, Transport: d.node, OpLog: d.node, GroupLib: d.gl,
+		app.Deps{Store: d.store, Output: out, Transport: d.node, OpLog: d.node, GroupLib: d.gl,
 			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
 	if err != nil {
 		return fail(err)
@@ -117,7 +134,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if d.ctl, err = listenCtl(opts.dataDir, d.app); err != nil {
 		return fail(err)
 	}
-	d.web = &webPlayer{app: d.app, store: d.store, group: d.node, log: logger}
+	d.web = &webPlayer{app: d.app, store: d.store, group: d.node, log: logger, out: d.hubOut}
 	d.app.WatchOps(d.web.opsAdded)
 	d.ctl.web.Store(d.web)
 	if err := d.web.launch(opts.web); err != nil {

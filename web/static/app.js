@@ -92,6 +92,8 @@ function connect() {
   w.onmessage = (ev) => {
     let m; try { m = JSON.parse(ev.data); } catch (e) { return; }
     if (m.t === "state") { onState(m.state); }
+    else if (m.t === "out") { outCmd(m); }
+    else if (m.t === "hello") { outHello(m); outConnected(); }
     else if (m.t === "reply") { const f = waiting.get(m.id); waiting.delete(m.id); if (f) f(m); }
     else if (m.t === "bye") { showPair(m.message); }
   };
@@ -212,6 +214,7 @@ function renderDevices() {
     li.querySelector("button").onclick = () => { $("devices").close(); if (!d.owner) { toast("Handing over to " + d.name + "…"); send("transfer", { device: d.id }); } };
     ul.appendChild(li);
   }
+  outDeviceRow(ul);
 }
 
 // ---- controls ----

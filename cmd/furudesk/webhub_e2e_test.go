@@ -1,0 +1,264 @@
+//go:build chromium
+
+package main
+
+// The web hub in a real Chromium whose audio goes to its own PulseAudio
+// null sink, recorded: "Play on this browser" makes the browser the
+// group's output (issue 34).
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// newAudioBrowser is newBrowser with its sound on sink of pa (not muted),
+// and autoplay without a tap when autoplay.
+func newAudioBrowser(t *testing.T, pa *pulse, sink string, autoplay bool) *browser {
+	t.Helper()
+	exe := needTool(t, "chromium")
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(360, 640), chromedp.Flag("lang", "en-US"),
+		chromedp.Flag("mute-audio", false), chromedp.Env(append(append([]string(nil), pa.env...), "PULSE_SINK="+sink)...))
+	// Headless Chromium allows autoplay unless told otherwise: a phone's
+	// policy (a user activation first) is asked for explicitly.
+	policy := "document-user-activation-required"
+	if autoplay {
+		policy = "no-user-gesture-required"
+	}
+	opts = append(opts, chromedp.Flag("autoplay-policy", policy))
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(func() { cancel(); acancel() })
+	b := &browser{t: t, ctx: ctx, dir: artefactDir(t)}
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(360, 640, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulateScale(2))); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return b
+}
+
+// pairPage pairs the browser's page with the device n serves the web on.
+func pairPage(t *testing.T, b *browser, n *node, url string) {
+	t.Helper()
+	b.do(chromedp.Navigate(url))
+	b.until("the pairing page", `!document.getElementById("pair").hidden`)
+	m := codeRe.FindStringSubmatch(string(n.ctl("web", "pair")))
+	if m == nil {
+		t.Fatal("ctl web pair printed no code")
+	}
+	b.do(chromedp.SetValue("#code", m[1]))
+	b.click("#pairbtn")
+	b.until("the player", `!document.getElementById("player").hidden && typeof state !== "undefined" && state !== null && outp.hub`)
+}
+
+func TestWebHubPlaysInChromium(t *testing.T) {
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	ids := c.scanned()
+	c.pair()
+	if st := hub.status(); !st.Passive {
+		t.Fatal("the hub is not passive by default")
+	}
+	b := newAudioBrowser(t, c.pa, hub.sink, true) // the hub opens no sink of its own: the browser plays on it
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+
+	// box plays; then "Play on this browser" moves the music to the hub.
+	box.ctl("play", ids[0], ids[1])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	t0 := time.Now()
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("page: %s", eval[string](b, `JSON.stringify({cmds: outp.cmds, ignored: outp.ignored, lastError: outp.lastError, opened: outp.opened, token: outp.token, seq: outp.seq, track: outp.track, tapping: outp.tapping, src: outp.el && outp.el.src, paused: outp.el && outp.el.paused, t: outp.el && outp.el.currentTime, err: outp.el && outp.el.error && outp.el.error.message, rs: outp.el && outp.el.readyState, toast: document.getElementById("toast").textContent})`))
+			t.Logf("hub web: %s", hub.ctl("web"))
+		}
+	})
+	waitFor(t, 20*time.Second, "the hub renders, playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Playing && st.Output.Playing
+	})
+	b.until("the page's element plays", `outp.el && !outp.el.paused && outp.el.currentTime > 0.3`)
+	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t0, time.Now()) })
+	first, _ := firstSound(hub.rec, t0)
+	t.Logf("Play on this browser to first sound on the browser's sink: %v (headless Chromium, loopback)", first.Sub(t0).Round(time.Millisecond))
+	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
+	if lastSound(box.rec, t0).After(first.Add(time.Second)) {
+		t.Fatal("box still sounds a second after the browser began")
+	}
+	if st := box.status(); string(st.Owner) != hub.id {
+		t.Fatalf("box does not see the hub as the owner: %s", st.Owner)
+	}
+
+	// Transfer browser -> box: the browser falls silent, box sounds.
+	ef := time.Now()
+	ct := eval[float64](b, `outp.el.currentTime`)
+	et := time.Now()
+	tx := time.Now()
+	hub.ctl("transfer", box.id) // the hub learns the higher claim here: it issues it
+	txTo := time.Now()
+	// Where the browser was when the hub handed over, some time in [tx, txTo].
+	pageAt := posSpan{ct + tx.Sub(et).Seconds(), ct + txTo.Sub(ef).Seconds()}
+	waitFor(t, 20*time.Second, "box renders", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	resumed := box.timedStatus().resumedAt()
+	t.Logf("transfer browser -> box: the browser at %v, box resumed at %v", pageAt, resumed)
+	if d := resumed.apart(pageAt); d > 0.25 {
+		t.Fatalf("box resumed %.3f s away from where the browser was", d)
+	}
+	b.until("the page's element stops", `!outp.el || outp.el.paused`)
+	waitFor(t, 20*time.Second, "box's sink sounds", func() bool { return audible(box.rec, tx, time.Now()) })
+	boxFirst, _ := firstSound(box.rec, tx)
+	waitFor(t, 20*time.Second, "a second of box's sound recorded", func() bool { return box.rec.frames() > 0 && lastSound(box.rec, tx).After(boxFirst.Add(time.Second)) })
+	last := lastSound(hub.rec, tx)
+	t.Logf("transfer browser -> box: the browser's last sound %v after the transfer, box's first %v after it", last.Sub(tx).Round(time.Millisecond), boxFirst.Sub(tx).Round(time.Millisecond))
+	if last.After(tx.Add(time.Second)) {
+		t.Fatalf("the browser's sink still sounds %v after the transfer", last.Sub(tx))
+	}
+	if audible(hub.rec, boxFirst.Add(500*time.Millisecond), time.Now()) {
+		t.Fatal("the browser sounds along with box")
+	}
+
+	// And back, from the page: the browser begins where box was.
+	b.click("#devbtn")
+	b.until("the device picker", `document.getElementById("devices").open`)
+	boxSt := box.timedStatus()
+	t2 := time.Now()
+	b.click("#playhere")
+	t2To := time.Now()
+	waitFor(t, 20*time.Second, "the hub renders again", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+	waitFor(t, 20*time.Second, "the browser's sink sounds again", func() bool { return audible(hub.rec, t2, time.Now()) })
+	b.until("the page began the track", `outp.started`)
+	boxAt := boxSt.playedOnTo(t2, t2To)
+	began := eval[float64](b, `outp.startedAt`)
+	t.Logf("transfer box -> browser: box at %v, the browser began at %.2f s", boxAt, began)
+	if d := (posSpan{began, began}).apart(boxAt); d > 0.25 {
+		t.Fatalf("the browser began %.3f s away from where box was", d)
+	}
+	waitFor(t, 20*time.Second, "box falls silent", func() bool { return !box.status().Rendering })
+
+	// The hub restarts (killed: nothing but the checkpoint survives): the
+	// page reconnects as the output, and its report ids go on above the
+	// ones made before; the reconnect is no startup.
+	before1 := webInfo(t, hub).Output
+	if before1 == nil || before1.Reports == 0 || before1.LastSource == 0 {
+		t.Fatalf("ctl web info before the restart: %+v", before1)
+	}
+	hub.stop(true)
+	hub.start()
+	waitFor(t, 20*time.Second, "reports after the hub's restart", func() bool {
+		o := webInfo(t, hub).Output
+		return o != nil && o.Reports > 0
+	})
+	after1 := webInfo(t, hub).Output
+	t.Logf("report ids: last %d before the restart, %d after (reserved %d, then %d)", before1.LastSource, after1.LastSource, before1.Reserved, after1.Reserved)
+	if after1.LastSource <= before1.LastSource || after1.Startups != 0 {
+		t.Fatalf("after the restart: %+v, before: %+v", after1, before1)
+	}
+	b.click("#devbtn")
+	b.until("the device picker", `document.getElementById("devices").open`)
+	b.click("#playhere")
+	waitFor(t, 20*time.Second, "the hub renders after its restart", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+
+	// The tab closes: no report comes, the hub keeps the owner and the
+	// queue; after owner_timeout box (automatic failover) takes over from
+	// the last reported position.
+	b.until("the page reported a while", `outp.el.currentTime > 1`)
+	before := hub.status()
+	closedAt := time.Now()
+	b.do(chromedp.Navigate("about:blank"))
+	st := hub.status()
+	if string(st.Owner) != hub.id || st.QueueLen != before.QueueLen {
+		t.Fatalf("the tab closed: owner %s queue %d, were %s %d", st.Owner, st.QueueLen, before.Owner, before.QueueLen)
+	}
+	waitFor(t, 20*time.Second, "box takes over after owner_timeout", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	took := time.Since(closedAt)
+	bs := box.status()
+	if bs.QueueLen != before.QueueLen {
+		t.Fatalf("box took over with a queue of %d, the hub had %d", bs.QueueLen, before.QueueLen)
+	}
+	// The hub's last report was at most ~0.5 s before the close: box
+	// resumes about there, not extrapolated over the silence (took).
+	if d := bs.PositionMS - before.PositionMS; d < -1000 || d > 1500 {
+		t.Fatalf("box resumed at %d ms, the hub was at %d ms when the tab closed (%v before box took over)", bs.PositionMS, before.PositionMS, took)
+	}
+	t.Logf("the tab closed: box took over after %v at %d ms (the hub at %d ms at the close)", took.Round(time.Millisecond), bs.PositionMS, before.PositionMS)
+	if took < testOwnerTimeout {
+		t.Fatalf("box took over %v after the tab closed, before owner_timeout %v", took, testOwnerTimeout)
+	}
+}
+
+// TestWebHubAutoplayRefused: Chromium without the autoplay flag refuses
+// to start the element: the page shows "Tap to play here" at once, the
+// hub reports a not-playing output (never a false "playing"), and a real
+// tap starts the sound.
+func TestWebHubAutoplayRefused(t *testing.T) {
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	ids := c.scanned()
+	c.pair()
+	b := newAudioBrowser(t, c.pa, hub.sink, false)
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+	box.ctl("play", ids[0])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	// chromedp's Poll (b.until) runs as a user gesture, which would let
+	// the page play from then on: load it again and wait by plain
+	// evaluation only.
+	b.do(chromedp.Navigate("http://" + webAddr + "/"))
+	plain := func(what, js string) {
+		t.Helper()
+		waitFor(t, 20*time.Second, what, func() bool {
+			ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+			defer cancel()
+			v, err := chromedp.Run(ctx, chromedp.Evaluate[bool](js))
+			return err == nil && v
+		})
+	}
+	plain("the player", `typeof outp !== "undefined" && outp.hub && !document.getElementById("player").hidden && !!state`)
+	if eval[bool](b, `navigator.userActivation.hasBeenActive`) {
+		t.Fatal("the page has a user activation already")
+	}
+	t0 := time.Now()
+	b.click("#devbtn") // a script's click: no user activation
+	plain("the device picker", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	plain("the tap prompt", `!document.getElementById("tapplay").hidden`)
+	shown := time.Since(t0)
+	waitFor(t, 20*time.Second, "the hub owns, its output not playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Output.Available && !st.Output.Playing
+	})
+	for range 5 {
+		if st := hub.status(); st.Output.Playing {
+			t.Fatal("the hub reports a playing output while autoplay was refused")
+		}
+	}
+	if audible(hub.rec, t0, time.Now()) {
+		t.Fatal("the browser sounds though autoplay was refused")
+	}
+	t.Logf(`"Play on this browser" to "Tap to play here": %v`, shown.Round(time.Millisecond))
+	// A real tap (input events: a user activation) plays.
+	t1 := time.Now()
+	b.do(chromedp.Click("#tapplay"))
+	b.until("the prompt goes", `document.getElementById("tapplay").hidden`)
+	waitFor(t, 20*time.Second, "the hub's output plays", func() bool { return hub.status().Output.Playing })
+	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t1, time.Now()) })
+}

@@ -1,0 +1,148 @@
+"use strict";
+// This browser as the web hub's output (protocol.md, "The browser as an
+// output"). The page reports only what its <audio> element really does;
+// the hub turns those reports, and nothing else, into the group's output
+// reports.
+const outp = {
+  hub: false,      // the device serving this page is a web hub
+  page: Math.random().toString(36).slice(2) + Date.now().toString(36), // this page load
+  opened: false,   // this page was chosen as the output
+  fresh: true,     // no output_open sent since this page loaded
+  token: 0, seq: 0, track: 0, content: "", pending: "",
+  el: null, tapping: false,
+  cmds: [], ignored: 0, lastError: "", // what the hub asked and refused, for the tests
+};
+
+function outEl() {
+  if (outp.el) return outp.el;
+  const el = new Audio(); el.preload = "auto"; outp.el = el;
+  el.addEventListener("playing", () => {
+    if (!outp.started) outp.startedAt = el.currentTime; // where this track began here (the tests read it)
+    outReport(outp.started ? "playing" : "started"); outp.started = true;
+  });
+  el.addEventListener("pause", () => { if (!el.ended && outp.track) outReport("paused"); });
+  el.addEventListener("ended", () => outReport("ended"));
+  el.addEventListener("waiting", () => outReport("stalled"));
+  el.addEventListener("stalled", () => { if (!el.paused && el.readyState < 3) outReport("stalled"); });
+  el.addEventListener("error", () => { if (outp.track) outReport("error", el.error ? "The browser cannot play this track (" + (el.error.message || "code " + el.error.code) + ")." : ""); });
+  return el;
+}
+
+// outReport sends one report of the element's state (raw: no toast when
+// the hub ignores it). Before the hub's token arrives it is kept.
+function outReport(kind, err) {
+  if (!outp.opened) return;
+  if (!outp.token) { outp.pending = kind; return; }
+  if (!ws || ws.readyState !== WebSocket.OPEN) return;
+  const el = outp.el;
+  outp.seq++;
+  const m = { id: nextID++, op: "output_report", page: outp.page, token: outp.token, seq: outp.seq, kind,
+    content: outp.content, track: outp.track, ms: el ? Math.max(0, Math.round(el.currentTime * 1000)) : 0 };
+  if (err) m.err = err;
+  waiting.set(m.id, (r) => { outp.ignored = r.ok ? outp.ignored : (outp.ignored || 0) + 1; if (!r.ok) outp.lastError = r.error; });
+  ws.send(JSON.stringify(m));
+}
+
+// The element's state as a report, for the page's own heartbeat while it
+// is the output: the endpoint reports what it does, as a local device's
+// audio output does.
+function outState() {
+  const el = outp.el;
+  if (!el || !outp.track) return "paused";
+  if (el.error) return "error";
+  if (outp.tapping) return "blocked";
+  if (el.paused) return el.ended ? "ended" : "paused";
+  return el.readyState >= 3 ? "playing" : "stalled";
+}
+setInterval(() => { if (outp.opened && outp.token) outReport(outState()); }, 500);
+
+function outTap(show) {
+  outp.tapping = show;
+  const b = $("tapplay"); if (b) b.hidden = !show;
+}
+
+function outPlay() {
+  const el = outEl();
+  el.play().then(() => outTap(false)).catch((e) => {
+    if (e && e.name === "NotAllowedError") { outTap(true); outReport("blocked"); }
+    else if (e && e.name !== "AbortError") outReport("error", "The browser cannot play this track: " + e.message);
+  });
+}
+
+// outCmd runs a command of the hub for its output.
+function outCmd(m) {
+  if (!outp.opened) return;
+  outp.cmds.push(m.cmd);
+  const el = outEl();
+  if (typeof m.volume === "number") el.volume = Math.max(0, Math.min(1, m.volume / 100));
+  switch (m.cmd) {
+    case "play": case "pause": case "resume": {
+      const fresh = m.track !== outp.track;
+      if (fresh) {
+        outp.track = m.track; outp.content = m.content; outp.started = false;
+        if (m.mime && el.canPlayType(m.mime) === "") {
+          outReport("error", "This browser cannot play " + m.mime + ".");
+          toast("This browser cannot play this track's format.");
+          return;
+        }
+        el.src = m.url;
+        el.currentTime = (m.ms || 0) / 1000;
+        outMeta(m);
+      }
+      if (m.cmd === "pause" || m.paused) { el.pause(); outTap(false); } else outPlay();
+      break;
+    }
+    case "seek":
+      if (m.track === outp.track) el.currentTime = (m.ms || 0) / 1000;
+      break;
+    case "stop":
+      outp.track = 0; outp.content = ""; outTap(false);
+      el.pause(); el.removeAttribute("src"); el.load();
+      outReport("paused");
+      break;
+  }
+}
+
+function outMeta(m) {
+  if (!("mediaSession" in navigator)) return;
+  const t = state && state.track;
+  try {
+    navigator.mediaSession.metadata = new MediaMetadata({ title: (t && t.title) || m.title || "", artist: (t && t.artist) || "", album: (t && t.album) || "",
+      artwork: t ? [{ src: "/cover/" + encodeURIComponent(m.content) }] : [] });
+  } catch (e) { /* an old browser */ }
+}
+if ("mediaSession" in navigator) {
+  const ms = navigator.mediaSession;
+  const h = (a, f) => { try { ms.setActionHandler(a, f); } catch (e) { /* not supported */ } };
+  h("play", () => send("toggle")); h("pause", () => send("toggle"));
+  h("nexttrack", () => send("next")); h("previoustrack", () => send("prev"));
+  h("seekto", (d) => send("seek", { ms: Math.round(d.seekTime * 1000) }));
+}
+
+// outOpen asks the hub to make this page its output; here: the user chose
+// it ("Play on this browser"), else a reconnect of the output page.
+async function outOpen(here) {
+  outp.opened = true;
+  const fresh = outp.fresh; outp.fresh = false;
+  outp.token = 0;
+  const r = await send("output_open", { page: outp.page, fresh, here: here || undefined });
+  if (!r) { if (here) outp.opened = false; return; }
+  outp.token = r.token;
+  const k = outp.pending || outState(); outp.pending = "";
+  outReport(k);
+}
+
+function outConnected() { if (outp.opened) outOpen(false); }
+
+function outHello(m) { outp.hub = !!m.hub; }
+
+// The entry in the devices dialog.
+function outDeviceRow(ul) {
+  if (!outp.hub) return;
+  const li = document.createElement("li");
+  const here = outp.opened && state && state.owner === state.device.id;
+  li.innerHTML = `<button class="rowmain devrow" id="playhere" role="menuitemradio" aria-checked="${here}"><span class="ico">${icon("speaker")}</span><span class="rowtext"><span>Play on this browser</span><span class="sub">${here ? "Playing here" : ""}</span></span></button>`;
+  li.querySelector("button").onclick = () => { $("devices").close(); toast("Playing on this browser…"); outEl(); outOpen(true); };
+  ul.prepend(li);
+}
+$("tapplay").onclick = () => { outTap(false); outPlay(); };
