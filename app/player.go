@@ -44,9 +44,6 @@ const (
 	OpRestore    = queue.OpRestore
 )
 
-// maxSharedNotice bounds the text of a notice received from a peer.
-const maxSharedNotice = queue.MaxNotice
-
 // EntryOf turns a catalog track into a queue entry.
 func EntryOf(t library.Track) Entry {
 	return Entry{ContentID: t.ContentID, Title: t.Title, Artists: t.Artists, Album: t.Album,

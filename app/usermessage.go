@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
@@ -137,10 +136,4 @@ func configMessage(err error) string {
 		}
 	}
 	return `the playback settings must be a JSON object such as {"owner_timeout_ms": 120000}`
-}
-
-// clock formats a track position as m:ss.
-func clock(ms int64) string {
-	d := time.Duration(ms) * time.Millisecond
-	return fmt.Sprintf("%d:%02d", int(d.Minutes()), int(d.Seconds())%60)
 }

@@ -281,9 +281,6 @@ func (o *BrowserOutput) persistLocked() error {
 	return nil
 }
 
-// errStale is the reply to a report that was ignored.
-var errStale = errors.New("web: report ignored")
-
 // report takes a page's report: only an accepted one becomes events.
 func (o *BrowserOutput) report(in gateway.In, track uint64, errText string) error {
 	o.mu.Lock()
