@@ -1,6 +1,3 @@
-// Package app is the coordinator of one furudesk device: a single goroutine
-// (the actor) that owns the playback coordination engine and all mutable
-// player state, and drives storage, audio, library and devicesync.
 package app
 
 import (

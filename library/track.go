@@ -1,5 +1,3 @@
-// Package library turns the user's music folders into the catalog the player
-// shows: scanning, tags, cover art, content ids, live watching and search.
 package library
 
 import (

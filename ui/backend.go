@@ -1,7 +1,3 @@
-// Package ui is the furudesk window: library, queue, now playing, devices,
-// pairing and settings. It renders the app's Status and sends typed intents
-// to the app through Backend; it does no I/O of its own, and reaches widgets
-// from other goroutines only through fyne.Do.
 package ui
 
 import (
