@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/furudesk/furudesk/internal/usererr"
 	"regexp"
 	"strings"
 
@@ -27,18 +28,9 @@ var (
 	ErrQueueChanged = queue.ErrQueueChanged
 )
 
-// userError is a sentinel with the sentence a user reads.
-type userError struct {
-	err  error
-	text string
-}
-
-func (e *userError) Error() string { return e.err.Error() + ": " + e.text }
-func (e *userError) Unwrap() error { return e.err }
-
 // userErr wraps sentinel with a sentence for the user.
 func userErr(sentinel error, format string, args ...any) error {
-	return &userError{err: sentinel, text: fmt.Sprintf(format, args...)}
+	return usererr.New(sentinel, format, args...)
 }
 
 // UserMessage turns err into a plain sentence for the user: no package
@@ -48,9 +40,8 @@ func UserMessage(err error) string {
 	if err == nil {
 		return ""
 	}
-	var ue *userError
-	if errors.As(err, &ue) {
-		return ue.text
+	if t, ok := usererr.Text(err); ok {
+		return t
 	}
 	var qe *queue.Error
 	if errors.As(err, &qe) {

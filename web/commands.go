@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"github.com/furudesk/furudesk/internal/usererr"
 	"slices"
 	"time"
 
@@ -160,8 +161,7 @@ func move(b Backend, from, to int) error {
 
 // errorText is err as the page shows it.
 func errorText(err error) string {
-	var ue *userError
-	if errors.As(err, &ue) || errors.Is(err, ErrNotPaired) {
+	if _, ok := usererr.Text(err); ok || errors.Is(err, ErrNotPaired) {
 		return Message(err)
 	}
 	if m := app.UserMessage(err); m != "" {

@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"github.com/furudesk/furudesk/internal/usererr"
 )
 
 // Errors a browser or a user can act on. Code tests them with errors.Is;
@@ -19,17 +20,9 @@ var (
 	ErrOff         = errors.New("web: the web player is off")
 )
 
-// userError is a sentinel with the sentence a user reads.
-type userError struct {
-	err  error
-	text string
-}
-
-func (e *userError) Error() string { return e.err.Error() + ": " + e.text }
-func (e *userError) Unwrap() error { return e.err }
-
+// userErr wraps sentinel with a sentence for the user.
 func userErr(sentinel error, format string, args ...any) error {
-	return &userError{err: sentinel, text: fmt.Sprintf(format, args...)}
+	return usererr.New(sentinel, format, args...)
 }
 
 // Message is err as a sentence for the user, without package prefixes.
@@ -37,9 +30,8 @@ func Message(err error) string {
 	if err == nil {
 		return ""
 	}
-	var ue *userError
-	if errors.As(err, &ue) {
-		return ue.text
+	if t, ok := usererr.Text(err); ok {
+		return t
 	}
 	switch {
 	case errors.Is(err, ErrWrongCode):

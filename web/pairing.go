@@ -333,37 +333,36 @@ func cleanLabel(s string) string {
 
 // LabelOf names a browser from its User-Agent: "Android · Chrome".
 func LabelOf(ua string) string {
-	osName := "Unknown system"
-	switch {
-	case strings.Contains(ua, "Android"):
-		osName = "Android"
-	case strings.Contains(ua, "iPhone"):
-		osName = "iPhone"
-	case strings.Contains(ua, "iPad"):
-		osName = "iPad"
-	case strings.Contains(ua, "CrOS"):
-		osName = "ChromeOS"
-	case strings.Contains(ua, "Windows"):
-		osName = "Windows"
-	case strings.Contains(ua, "Mac OS X"), strings.Contains(ua, "Macintosh"):
-		osName = "macOS"
-	case strings.Contains(ua, "Linux"):
-		osName = "Linux"
+	return uaName(ua, uaSystems, "Unknown system") + " · " + uaName(ua, uaBrowsers, "a browser")
+}
+
+// uaMark names what a User-Agent holding one of its marks runs.
+type uaMark struct {
+	marks []string
+	name  string
+}
+
+// The systems and browsers LabelOf tells apart, the first that matches
+// winning (an Android phone's User-Agent also says Linux, Edge's and
+// Opera's also say Chrome, Chrome's also says Safari).
+var (
+	uaSystems = []uaMark{{[]string{"Android"}, "Android"}, {[]string{"iPhone"}, "iPhone"}, {[]string{"iPad"}, "iPad"},
+		{[]string{"CrOS"}, "ChromeOS"}, {[]string{"Windows"}, "Windows"}, {[]string{"Mac OS X", "Macintosh"}, "macOS"},
+		{[]string{"Linux"}, "Linux"}}
+	uaBrowsers = []uaMark{{[]string{"Firefox/"}, "Firefox"}, {[]string{"Edg/"}, "Edge"}, {[]string{"OPR/"}, "Opera"},
+		{[]string{"Chrome/", "Chromium/"}, "Chrome"}, {[]string{"Safari/"}, "Safari"}}
+)
+
+// uaName is the name of the first of marks that ua holds, else none.
+func uaName(ua string, marks []uaMark, none string) string {
+	for _, m := range marks {
+		for _, k := range m.marks {
+			if strings.Contains(ua, k) {
+				return m.name
+			}
+		}
 	}
-	br := "a browser"
-	switch {
-	case strings.Contains(ua, "Firefox/"):
-		br = "Firefox"
-	case strings.Contains(ua, "Edg/"):
-		br = "Edge"
-	case strings.Contains(ua, "OPR/"):
-		br = "Opera"
-	case strings.Contains(ua, "Chrome/"), strings.Contains(ua, "Chromium/"):
-		br = "Chrome"
-	case strings.Contains(ua, "Safari/"):
-		br = "Safari"
-	}
-	return osName + " · " + br
+	return none
 }
 
 // byID returns the paired browser id.
