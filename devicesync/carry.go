@@ -281,17 +281,10 @@ func (n *Node) carrierAddrLocked(via engine.DeviceID) string {
 // openRelay opens a relay connection to carrier via at addr and sends req;
 // it returns the connection once the carrier said ok.
 func (n *Node) openRelay(ctx context.Context, addr string, via engine.DeviceID, req relayRequest, wait time.Duration) (net.Conn, error) {
-	cert, err := n.cert()
+	conf, err := n.memberConfig(via, RelayALPN)
 	if err != nil {
 		return nil, err
 	}
-	conf := n.tlsConfig(cert, func(k ed25519.PublicKey) error {
-		if DeviceIDFromPublicKey(k) != via {
-			return errWrongKey
-		}
-		return n.verifyMember(k)
-	})
-	conf.NextProtos = []string{RelayALPN}
 	d := net.Dialer{Timeout: dialTimeout}
 	raw, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -327,9 +320,10 @@ func (n *Node) openRelay(ctx context.Context, addr string, via engine.DeviceID, 
 	return tc, nil
 }
 
-// innerConfig is the TLS configuration of the end-to-end handshake inside
-// a relayed stream: only the expected member.
-func (n *Node) innerConfig(peer engine.DeviceID, alpn ...string) (*tls.Config, error) {
+// memberConfig is a TLS configuration that accepts only member peer,
+// speaking alpn: a carrier dialed, a fetch, the end-to-end handshake
+// inside a relayed stream.
+func (n *Node) memberConfig(peer engine.DeviceID, alpn ...string) (*tls.Config, error) {
 	cert, err := n.cert()
 	if err != nil {
 		return nil, err
@@ -359,7 +353,7 @@ func (n *Node) dialVia(via, peer engine.DeviceID) bool {
 		n.log.Debug("devicesync: relay", "via", string(via), "peer", string(peer), "err", err)
 		return false
 	}
-	conf, err := n.innerConfig(peer, ALPN)
+	conf, err := n.memberConfig(peer, ALPN)
 	if err != nil {
 		_ = c.Close()
 		return false
@@ -394,7 +388,7 @@ func (n *Node) answerRelay(via, from engine.DeviceID, token string) {
 	if c == nil {
 		return
 	}
-	conf, err := n.innerConfig(from, ALPN, FetchALPN)
+	conf, err := n.memberConfig(from, ALPN, FetchALPN)
 	if err != nil {
 		_ = c.Close()
 		return

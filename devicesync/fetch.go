@@ -204,17 +204,10 @@ func (n *Node) DialFetch(ctx context.Context, peer engine.DeviceID) (net.Conn, e
 	if len(addrs) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNoAddress, errors.Join(append(errs, errors.New(string(peer)))...))
 	}
-	cert, err := n.cert()
+	conf, err := n.memberConfig(peer, FetchALPN)
 	if err != nil {
 		return nil, err
 	}
-	conf := n.tlsConfig(cert, func(k ed25519.PublicKey) error {
-		if DeviceIDFromPublicKey(k) != peer {
-			return errWrongKey
-		}
-		return n.verifyMember(k)
-	})
-	conf.NextProtos = []string{FetchALPN}
 	for _, a := range addrs {
 		c, err := n.dialFetchAt(ctx, a, conf, peer)
 		if err == nil {
@@ -243,7 +236,7 @@ func (n *Node) dialFetchVia(ctx context.Context, via, peer engine.DeviceID) (net
 	if err != nil {
 		return nil, err
 	}
-	conf, err := n.innerConfig(peer, FetchALPN)
+	conf, err := n.memberConfig(peer, FetchALPN)
 	if err != nil {
 		_ = raw.Close()
 		return nil, err

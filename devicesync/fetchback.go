@@ -130,7 +130,7 @@ func (n *Node) answerFetchCall(peer engine.DeviceID, addr, token string) {
 		n.fetchBacks--
 		n.mu.Unlock()
 	}()
-	conf, err := n.innerConfig(peer, FetchBackALPN)
+	conf, err := n.memberConfig(peer, FetchBackALPN)
 	if err != nil {
 		return
 	}
