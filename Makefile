@@ -26,8 +26,13 @@ test-deps:
 # (fonts-noto-color-emoji on Debian and Ubuntu desktops).
 BUILDTAGS := no_emoji
 
+# A position-independent executable on Linux, as Debian builds its own
+# (ASLR for the binary too; lintian's hardening-no-pie). Elsewhere Go's
+# default.
+BUILDMODE := $(if $(filter Linux,$(shell uname -s)),-buildmode=pie)
+
 build: deps ffmpeg
-	$(GO) build -tags "$(BUILDTAGS)" -ldflags "$(LDFLAGS)" -o bin/furudesk ./cmd/furudesk
+	$(GO) build $(BUILDMODE) -tags "$(BUILDTAGS)" -ldflags "$(LDFLAGS)" -o bin/furudesk ./cmd/furudesk
 
 # ffmpeg: FFmpeg's libraries for audio only (scripts/build-ffmpeg.sh), in
 # bin/ffmpeg beside the binary, which loads them rather than the system's

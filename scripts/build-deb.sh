@@ -35,6 +35,8 @@ if [ -f "$libs/BUILT" ]; then
 else
   echo "build-deb: no audio-only FFmpeg in $libs: the package loads the system's" >&2
 fi
+mkdir -p "$pkg/usr/share/man/man1"
+gzip -9n <"$root/packaging/linux/furudesk.1" >"$pkg/usr/share/man/man1/furudesk.1.gz"
 install -Dm0644 "$root/packaging/linux/furudesk.desktop" "$pkg/usr/share/applications/furudesk.desktop"
 install -Dm0644 "$root/packaging/linux/org.furudesk.furudesk.metainfo.xml" \
   "$pkg/usr/share/metainfo/org.furudesk.furudesk.metainfo.xml"
@@ -57,7 +59,7 @@ Upstream-Name: furudesk
 Source: https://github.com/furudesk/furudesk
 
 Files: *
-Copyright: The furudesk developers
+Copyright: 2025-2026 The furudesk developers
 License: see https://github.com/furudesk/furudesk
 
 Files: usr/lib/furudesk/ffmpeg/*

@@ -49,6 +49,7 @@ want=$(sort <<'LIST'
 /usr/share/icons/hicolor/48x48/apps/furudesk.png
 /usr/share/icons/hicolor/64x64/apps/furudesk.png
 /usr/share/lintian/overrides/furudesk
+/usr/share/man/man1/furudesk.1.gz
 /usr/share/metainfo/org.furudesk.furudesk.metainfo.xml
 LIST
 )
@@ -62,10 +63,11 @@ out=$(appstreamcli validate --no-net "$root/usr/share/metainfo/org.furudesk.furu
   fail "appstreamcli validate: $out"
 if grep -Eq '^[EWI]:' <<<"$out"; then fail "appstreamcli validate: $out"; fi
 if command -v lintian >/dev/null; then
-  # Errors fail; warnings (no man page, not PIE, the copyright's form) are shown.
+  # Errors and warnings fail (the man page, PIE and the copyright's
+  # notice are there); informational tags are shown.
   lint=$(lintian --allow-root "$deb" 2>&1 || true)
   [ -z "$lint" ] || echo "$lint"
-  if grep -q '^E:' <<<"$lint"; then fail "lintian reports errors"; fi
+  if grep -Eq '^[EW]:' <<<"$lint"; then fail "lintian reports errors or warnings"; fi
 fi
 
 bin=$root/usr/bin/furudesk
