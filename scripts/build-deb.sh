@@ -45,8 +45,8 @@ for size in 16 22 24 32 48 64 128 256; do
   mkdir -p "$d"
   convert "$root/assets/icon.png" -resize "${size}x${size}" -strip "PNG32:$d/furudesk.png"
 done
-# furudesk's FFmpeg is a build of its own for audio only (seven
-# demuxers, no external library): the system's pulls in about 120
+# furudesk's FFmpeg is a build of its own for audio only (the demuxers
+# and decoders of formats/list, no external library): the system's pulls in about 120
 # libraries, 24 MB of the window's memory (README, FFmpeg).
 install -Dm0644 /dev/stdin "$pkg/usr/share/lintian/overrides/furudesk" <<'OVERRIDES'
 furudesk: embedded-library libavutil [usr/lib/furudesk/ffmpeg/libavutil.so.57]
@@ -105,7 +105,8 @@ Priority: optional
 Homepage: https://github.com/furudesk/furudesk
 Description: music player whose devices act as one listening room
  furudesk plays the music folders you own (MP3, AAC, ALAC, Opus, Vorbis,
- FLAC, WAV), gapless, with ReplayGain, tags and cover art. Paired
+ FLAC, WAV, AIFF, WavPack, APE, Musepack, DSD, WMA and the other audio
+ files FFmpeg reads), gapless, with ReplayGain, tags and cover art. Paired
  computers become one listening room: one plays at a time, each shows and
  controls what plays, and the music moves between them.
 CONTROL
