@@ -9,22 +9,23 @@ import (
 
 // caretBlinkTimeout is how long a text field's caret blinks after the
 // last edit, caret move or focus change; then it stays lit, as GTK's does
-// (gtk-cursor-blink-timeout), and the window's loop can be held again. A
-// blinking caret redraws the window on every one of Fyne's frames: a
-// search box left focused would otherwise cost as much as the window did
-// before it slept (issue 18).
+// (gtk-cursor-blink-timeout), and the window's loop is held as when
+// nothing is focused. While it blinks the loop runs about ten frames a
+// second (framegov's HoldBlinking), not Fyne's 60 (issue 37).
 const caretBlinkTimeout = 10 * time.Second
 
 // Animating tells whether the window animates on Fyne's frames, so that
 // its loop must not be held (internal/framegov): the scan's bar of unknown
-// length runs, or a text field has the keyboard focus and was edited,
-// its caret moved or it was focused less than caretBlinkTimeout ago (its
-// caret blinks). A field whose caret rests is asked to keep it lit
-// instead. Fyne goroutine only.
+// length runs. Fyne goroutine only.
 func (u *UI) Animating() bool {
-	if u.scanBar != nil && u.scanBar.inf.Running() && u.scanBar.inf.Visible() && u.scanBar.view.Visible() {
-		return true
-	}
+	return u.scanBar != nil && u.scanBar.inf.Running() && u.scanBar.inf.Visible() && u.scanBar.view.Visible()
+}
+
+// Blinking tells whether a text field's caret blinks: the field has the
+// keyboard focus and was edited, its caret moved or it was focused less
+// than caretBlinkTimeout ago. A field whose caret rests is asked to keep
+// it lit instead. Fyne goroutine only.
+func (u *UI) Blinking() bool {
 	e := textField(u.win.Canvas().Focused())
 	if e == nil {
 		u.caret = caretState{}

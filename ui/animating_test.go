@@ -7,13 +7,13 @@ import (
 	"fyne.io/fyne/v2"
 )
 
-// A focused text field's caret blinks (the loop may not be held) for
+// A focused text field's caret blinks (the loop runs some frames) for
 // caretBlinkTimeout after the last edit, caret move or focus change, then
 // rests lit without touching the field, and blinks again on the next key.
 func TestCaretBlinksThenRests(t *testing.T) {
 	h := newHarness(t, 20)
 	c := h.u.win.Canvas()
-	if h.u.Animating() {
+	if h.u.Blinking() || h.u.Animating() {
 		t.Fatal("nothing focused, nothing running: the window animates")
 	}
 	c.Focus(h.u.search)
@@ -39,19 +39,22 @@ func TestCaretBlinksThenRests(t *testing.T) {
 			s.do()
 		}
 		h.clock.advance(s.advance)
-		if got := h.u.Animating(); got != s.want {
-			t.Fatalf("%s: Animating() = %v, want %v", s.what, got, s.want)
+		if got := h.u.Blinking(); got != s.want {
+			t.Fatalf("%s: Blinking() = %v, want %v", s.what, got, s.want)
+		}
+		if h.u.Animating() {
+			t.Fatalf("%s: a caret keeps the loop at full rate", s.what)
 		}
 	}
 	if h.u.search.Text != "a" || h.u.search.CursorColumn != 0 {
 		t.Fatalf("resting the caret changed the field: %q, caret at %d", h.u.search.Text, h.u.search.CursorColumn)
 	}
 	c.Unfocus()
-	if h.u.Animating() {
+	if h.u.Blinking() {
 		t.Fatal("focus left the field: the window still animates")
 	}
 	c.Focus(h.u.search)
-	if !h.u.Animating() {
+	if !h.u.Blinking() {
 		t.Fatal("focused again: the caret does not blink")
 	}
 }

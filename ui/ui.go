@@ -113,7 +113,7 @@ type UI struct {
 	hidden bool
 	feed   *statusFeed
 	// caret is the focused text field's state, unchanged since
-	// caretSince (Animating: its caret blinks, then rests).
+	// caretSince (Blinking: its caret blinks, then rests).
 	caret      caretState
 	caretSince time.Time
 

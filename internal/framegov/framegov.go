@@ -17,8 +17,10 @@
 //
 // After a hold the loop runs as Fyne made it, at full rate, for as long as
 // Policy.After says for how the hold ended, and then the Governor holds it
-// again. It does not hold while the window animates (Options.Busy): a text
-// entry's caret blinks and the scan's progress bar moves on Fyne's ticks.
+// again. It does not hold while the window animates (Options.Busy): the
+// scan's progress bar moves on Fyne's ticks. A text entry's blinking caret
+// (Options.Blinking) needs far fewer frames than Fyne's 60: its holds last
+// at most Policy.HoldBlinking, so the loop runs about ten frames a second.
 //
 // Where there is no display fd to wait on (not X11, or a build without
 // cgo) NewWaiter says so, no Governor runs, and the loop runs as Fyne made
@@ -76,6 +78,10 @@ type Policy struct {
 	// HoldHidden is the longest hold while the window is hidden (closed
 	// to the tray): nothing but the tray's menu is served then.
 	HoldHidden time.Duration
+	// HoldBlinking is the longest hold while a caret blinks: one frame
+	// after each hold samples Fyne's caret animation (half a second dim,
+	// half lit, a fade between) often enough to show it blink.
+	HoldBlinking time.Duration
 	// AfterTimeout is the spell after a hold that timed out. Zero is
 	// enough for one of Fyne's frames to run between two holds: the frame
 	// that fell due during the hold is ready when the hold ends, the next
@@ -93,11 +99,13 @@ type Policy struct {
 }
 
 // DefaultPolicy: an idle window wakes 4 times a second instead of 60, a
-// hidden one twice; a tray click is served within a quarter of a second,
-// half a second while the window is hidden.
+// hidden one twice, one with a blinking caret 10 times; a tray click is
+// served within a quarter of a second, half a second while the window is
+// hidden.
 var DefaultPolicy = Policy{
 	Hold:         250 * time.Millisecond,
 	HoldHidden:   500 * time.Millisecond,
+	HoldBlinking: 100 * time.Millisecond,
 	AfterTimeout: 0,
 	AfterWork:    50 * time.Millisecond,
 	AfterInput:   time.Second,
@@ -136,6 +144,9 @@ type Options struct {
 	// Hidden says, on the UI goroutine, that the window is hidden (holds
 	// last up to Policy.HoldHidden). Nil: never.
 	Hidden func() bool
+	// Blinking says, on the UI goroutine, that a caret blinks (holds last
+	// up to Policy.HoldBlinking). Nil: never.
+	Blinking func() bool
 	// Do queues a call on the UI goroutine; nil: fyne.Do.
 	Do func(func())
 	// After is time.After; tests give a fake clock's.
@@ -174,6 +185,9 @@ func Run(o Options) *Governor {
 	}
 	if o.Hidden == nil {
 		o.Hidden = never
+	}
+	if o.Blinking == nil {
+		o.Blinking = never
 	}
 	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	go g.run()
@@ -227,8 +241,11 @@ func (g *Governor) hold(mark uint64) End {
 		return Busy
 	}
 	hold := g.o.Policy.Hold
-	if g.o.Hidden() {
+	switch {
+	case g.o.Hidden():
 		hold = g.o.Policy.HoldHidden
+	case g.o.Blinking():
+		hold = g.o.Policy.HoldBlinking
 	}
 	e := g.o.Waiter.Wait(hold, g.wake)
 	if g.stopped.Load() {

@@ -36,6 +36,7 @@ type rig struct {
 	held   chan End
 	busy   atomic.Bool
 	hidden atomic.Bool
+	blink  atomic.Bool
 }
 
 func newRig(t *testing.T) *rig {
@@ -43,11 +44,12 @@ func newRig(t *testing.T) *rig {
 	r := &rig{w: newFakeWaiter(), posted: make(chan func(), 8), spells: make(chan time.Duration, 8),
 		fire: make(chan time.Time, 1), held: make(chan End, 8)}
 	r.g = Run(Options{
-		Policy: DefaultPolicy,
-		Waiter: r.w,
-		Busy:   r.busy.Load,
-		Hidden: r.hidden.Load,
-		Do:     func(f func()) { r.posted <- f },
+		Policy:   DefaultPolicy,
+		Waiter:   r.w,
+		Busy:     r.busy.Load,
+		Hidden:   r.hidden.Load,
+		Blinking: r.blink.Load,
+		Do:       func(f func()) { r.posted <- f },
 		After: func(d time.Duration) <-chan time.Time {
 			r.spells <- d
 			return r.fire
@@ -94,6 +96,36 @@ func TestAHiddenWindowIsHeldLonger(t *testing.T) {
 	r.runOnUI()
 	if d := <-r.w.holds; d != DefaultPolicy.Hold {
 		t.Fatalf("a shown window's hold: %v, want %v", d, DefaultPolicy.Hold)
+	}
+}
+
+// A blinking caret needs some frames, not Fyne's 60: the window is held
+// for HoldBlinking at most, and one frame runs after each hold.
+func TestABlinkingCaretShortensTheHolds(t *testing.T) {
+	r := newRig(t)
+	r.blink.Store(true)
+	for range 3 {
+		r.runOnUI()
+		if d := <-r.w.holds; d != DefaultPolicy.HoldBlinking {
+			t.Fatalf("a blinking caret's hold: %v, want %v", d, DefaultPolicy.HoldBlinking)
+		}
+		r.w.ends <- Timeout
+		if e := <-r.held; e != Timeout {
+			t.Fatalf("hold ended with %v", e)
+		}
+	}
+	r.blink.Store(false) // the caret rests
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.Hold {
+		t.Fatalf("a resting caret's hold: %v, want %v", d, DefaultPolicy.Hold)
+	}
+	// Hidden wins: nothing blinks that nobody sees.
+	r.w.ends <- Timeout
+	r.blink.Store(true)
+	r.hidden.Store(true)
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.HoldHidden {
+		t.Fatalf("a hidden window's hold: %v, want %v", d, DefaultPolicy.HoldHidden)
 	}
 }
 
