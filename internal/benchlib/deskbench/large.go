@@ -275,6 +275,13 @@ func (b *bench) largeWindow() error {
 	st, _ = w.stats()
 	b.report("window RSS %v after the last page and scroll: %.0f MB (%s)", settleAfterBrowsing, rssMB(w.p.pid()), split(w.p.pid(), st))
 
+	// Issue 37: the window idle, then with the search field focused: its
+	// caret blinks for 10 s after the focus (ui.caretBlinkTimeout), at
+	// about ten frames a second, then rests lit.
+	if err := b.focusedFieldIdle(w.p.pid()); err != nil {
+		return err
+	}
+
 	var terms []string
 	for i := range 3 {
 		if i > 0 {
@@ -306,4 +313,28 @@ func (b *bench) largeWindow() error {
 	}
 	b.report("window SIGTERM to exit: %s (idle, idle after a restart, scanning)", strings.Join(terms, ", "))
 	return nil
+}
+
+// focusedFieldIdle reports the window's CPU idle, while a focused search
+// field's caret blinks, and once it rests.
+func (b *bench) focusedFieldIdle(pid int) error {
+	idle, err := measure("window idle, nothing focused", pid, b.phase)
+	if err != nil {
+		return err
+	}
+	if err := xdo("key", "ctrl+f"); err != nil {
+		return err
+	}
+	time.Sleep(200 * time.Millisecond)
+	blink, err := measure("window, the caret blinking", pid, 9*time.Second)
+	if err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+	rest, err := measure("window, focused, the caret at rest", pid, b.phase)
+	if err != nil {
+		return err
+	}
+	b.report("%s\n%s\n%s", idle, blink, rest)
+	return xdo("key", "Escape")
 }
