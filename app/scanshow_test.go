@@ -97,3 +97,48 @@ func feedOf(p library.Progress) *scanFeed {
 	f := &scanFeed{latest: p}
 	return f
 }
+
+// A rescan that changes nothing makes no new LibraryVersion and does not
+// have the group library publish its catalog again (issue 37: reading
+// and comparing 100,000 tracks after every launch's rescan); one that
+// adds a track does both.
+func TestAnUnchangedRescanPublishesNothing(t *testing.T) {
+	r := buildRig(t, self)
+	r.gl = newFakeGroupLib(r.j)
+	lib := &fakeLibrary{j: r.j, result: library.ScanResult{Found: 600, Unchanged: 600}}
+	r.lib = lib
+	r.start(Options{Config: fastCfg(), Music: []string{"/music"}})
+	st := r.waitStatus("the launch's scan done", func(s Status) bool { return !s.Scan.Running && s.Scan.Found == 600 })
+	told := func() int {
+		r.gl.mu.Lock()
+		defer r.gl.mu.Unlock()
+		return r.gl.locals
+	}
+	v, before := st.LibraryVersion, told()
+	for _, tc := range []struct {
+		res  library.ScanResult
+		want bool
+	}{
+		{library.ScanResult{Found: 600, Unchanged: 600}, false},
+		{library.ScanResult{Found: 600, Unchanged: 598, Skipped: 2}, false},
+		{library.ScanResult{Found: 601, Unchanged: 600, Added: 1}, true},
+		{library.ScanResult{Found: 600, Unchanged: 599, Updated: 1}, true},
+		{library.ScanResult{Found: 599, Unchanged: 599, Removed: 1}, true},
+		{library.ScanResult{Found: 600, Unchanged: 599, Moved: 1}, true},
+	} {
+		r.do(func(a *actor) {
+			a.libRun.scanGen++
+			a.libRun.scan.Running = true
+			scanDone{gen: a.libRun.scanGen, res: tc.res}.handle(a)
+			a.noteLibrary()
+		})
+		st := r.app.Status()
+		if moved := st.LibraryVersion != v; moved != tc.want {
+			t.Errorf("%+v: library version moved %v, want %v", tc.res, moved, tc.want)
+		}
+		if published := told() != before; published != tc.want {
+			t.Errorf("%+v: the group library told %v, want %v", tc.res, published, tc.want)
+		}
+		v, before = st.LibraryVersion, told()
+	}
+}
