@@ -49,11 +49,13 @@ type BrowserOutput struct {
 	posAt   time.Time // when it was reported
 	playing bool
 	avail   bool
+	label   string // the selected page's browser label (OutputLabel)
 }
 
 var (
-	_ app.Output = (*BrowserOutput)(nil)
-	_ app.Relay  = (*BrowserOutput)(nil)
+	_ app.Output  = (*BrowserOutput)(nil)
+	_ app.Relay   = (*BrowserOutput)(nil)
+	_ app.Labeled = (*BrowserOutput)(nil)
 )
 
 // NewBrowserOutput restores the gateway from store.
@@ -73,6 +75,18 @@ func NewBrowserOutput(store ReservedStore, log *slog.Logger, now func() time.Tim
 
 // Relays says the app must feed only this output's reports to the engine.
 func (o *BrowserOutput) Relays() bool { return true }
+
+// OutputLabel names the browser the hub plays in while the page chosen
+// last is open ("Linux · Chrome"); "" when no page is, and the hub shows
+// as itself.
+func (o *BrowserOutput) OutputLabel() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.gw.Selected(); !ok || !o.gw.Present() {
+		return ""
+	}
+	return o.label
+}
 
 // Events delivers audio.Relayed and the track events the page reported.
 func (o *BrowserOutput) Events() <-chan audio.Event { return o.events }
@@ -256,7 +270,8 @@ func (o *BrowserOutput) Selected() (p gateway.Page, present, ok bool) {
 
 // open makes p the output; it returns the page's token, whether this is
 // the page's startup, and the current play command to send it.
-func (o *BrowserOutput) open(p gateway.Page, fresh bool) (token uint64, startup bool, cmd []byte, err error) {
+// label is its browser's, the name the devices' pickers show.
+func (o *BrowserOutput) open(p gateway.Page, label string, fresh bool) (token uint64, startup bool, cmd []byte, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	token, startup, err = o.gw.Select(p, fresh)
@@ -266,6 +281,10 @@ func (o *BrowserOutput) open(p gateway.Page, fresh bool) (token uint64, startup 
 	if err := o.persistLocked(); err != nil {
 		o.gw.Deselect(p)
 		return 0, false, nil, err
+	}
+	o.label = label
+	if o.label == "" {
+		o.label = "A browser"
 	}
 	return token, startup, o.lastCmd, nil
 }
@@ -375,7 +394,7 @@ func (c *conn) outputOp(req request) (any, error) {
 		c.s.mu.Lock()
 		c.page = req.Page
 		c.s.mu.Unlock()
-		token, startup, cmd, err := out.open(p, req.Fresh)
+		token, startup, cmd, err := out.open(p, c.label, req.Fresh)
 		if err != nil {
 			return nil, userErr(ErrBadRequest, "This browser cannot be the output: %v", err)
 		}

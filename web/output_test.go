@@ -86,6 +86,9 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	if res.v < token {
 		t.Fatalf("token %d handed out above the persisted reservation %d", token, res.v)
 	}
+	if l, b := out.OutputLabel(), h.s.Browsers()[0].Label; l != b || l == "" {
+		t.Fatalf("the output is named %q, its browser %q", l, b)
+	}
 	if calls := h.be.Calls(); len(calls) != 1 || calls[0] != "transfer "+string(h.be.Status().DeviceID) {
 		t.Fatalf("\"Play on this browser\" is no transfer to the hub: %v", calls)
 	}
@@ -177,6 +180,9 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	}
 	if p, present, ok := out.Selected(); !ok || present || p.Page != "p1" {
 		t.Fatalf("after the tab closed: %v present=%v selected=%v", p, present, ok)
+	}
+	if l := out.OutputLabel(); l != "" {
+		t.Fatalf("the tab closed, the output still named %q", l)
 	}
 	noEvent(t, out, "the tab closing")
 

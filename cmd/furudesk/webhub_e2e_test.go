@@ -8,10 +8,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/furudesk/furudesk/app"
 )
 
 // newAudioBrowser is newBrowser with its sound on sink of pa (not muted),
@@ -87,6 +90,12 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 		return string(st.Owner) == hub.id && st.Rendering && st.Playing && st.Output.Playing
 	})
 	b.until("the page's element plays", `outp.el && !outp.el.paused && outp.el.currentTime > 0.3`)
+	// Every device's picker names the browser, by way of the hub.
+	label := webInfo(t, hub).Browsers[0].Label
+	waitFor(t, 20*time.Second, "box lists the browser", func() bool { return hubShownAs(t, box, hub.id) == label })
+	if st := box.status(); st.OwnerName != label+" (via "+hub.status().DeviceName+")" {
+		t.Fatalf("box names the owner %q", st.OwnerName)
+	}
 	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t0, time.Now()) })
 	first, _ := firstSound(hub.rec, t0)
 	t.Logf("Play on this browser to first sound on the browser's sink: %v (headless Chromium, loopback)", first.Sub(t0).Round(time.Millisecond))
@@ -201,6 +210,22 @@ func TestWebHubPlaysInChromium(t *testing.T) {
 	}
 }
 
+// hubShownAs is what `ctl devices` on n says the hub plays through.
+func hubShownAs(t *testing.T, n *node, hub string) string {
+	t.Helper()
+	var devs []app.DeviceStatus
+	if err := json.Unmarshal(n.ctl("devices"), &devs); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range devs {
+		if string(d.DeviceID) == hub {
+			return d.Output
+		}
+	}
+	t.Fatalf("%s does not list the hub", n.name)
+	return ""
+}
+
 // TestWebHubAutoplayRefused: Chromium without the autoplay flag refuses
 // to start the element: the page shows "Tap to play here" at once, the
 // hub reports a not-playing output (never a false "playing"), and a real
@@ -262,3 +287,4 @@ func TestWebHubAutoplayRefused(t *testing.T) {
 	waitFor(t, 20*time.Second, "the hub's output plays", func() bool { return hub.status().Output.Playing })
 	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t1, time.Now()) })
 }
+
