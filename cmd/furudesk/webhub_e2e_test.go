@@ -9,9 +9,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/furudesk/furudesk/app"
@@ -288,3 +290,90 @@ func TestWebHubAutoplayRefused(t *testing.T) {
 	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t1, time.Now()) })
 }
 
+// msHook records what the page tells navigator.mediaSession (the browser
+// keeps the position state to itself): the last setPositionState and the
+// action handlers, which the test calls as a lock screen would.
+const msHook = `(() => {
+  const ms = navigator.mediaSession; if (!ms) return;
+  window.__ms = { pos: null, calls: 0, handlers: {} };
+  const sps = ms.setPositionState.bind(ms), sah = ms.setActionHandler.bind(ms);
+  ms.setPositionState = (s) => { window.__ms.pos = s ? Object.assign({ at: performance.now() }, s) : null; window.__ms.calls++; sps(s); };
+  ms.setActionHandler = (a, f) => { window.__ms.handlers[a] = f; sah(a, f); };
+})();`
+
+// TestWebHubMediaSession: the page keeps the Media Session's position
+// state right on play, pause, seek and track change, and the lock
+// screen's actions (play, pause, next, previous, seek) drive the room.
+func TestWebHubMediaSession(t *testing.T) {
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	ids := c.scanned()
+	c.pair()
+	b := newAudioBrowser(t, c.pa, hub.sink, true)
+	if _, err := chromedp.Call(b.ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: msHook}); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+	if !eval[bool](b, `!!window.__ms`) {
+		t.Fatal("no navigator.mediaSession in this Chromium")
+	}
+	box.ctl("play", ids[0], ids[1])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	waitFor(t, 20*time.Second, "the hub renders, playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+	// The position state follows the element: duration, position (the
+	// element's when it was set, moving on at the rate), rate 1.
+	posRight := func(what string, playing bool) {
+		t.Helper()
+		// Where the state says the element is now: its position, moved on
+		// at its rate since it was set while playing.
+		b.until(what, `(() => { const p = __ms.pos, el = outp.el; if (!p || !el) return false;
+			const now = p.position + (el.paused ? 0 : (performance.now() - p.at) / 1000 * p.playbackRate);
+			return Math.abs(p.duration - el.duration) < 0.05 && p.playbackRate === 1 && Math.abs(now - el.currentTime) < 0.3 &&
+				navigator.mediaSession.playbackState === "`+map[bool]string{true: "playing", false: "paused"}[playing]+`"; })()`)
+	}
+	posRight("the position state while playing", true)
+	if d := eval[float64](b, `__ms.pos.duration`); d < 59 || d > 61 {
+		t.Fatalf("the position state's duration %.2f s, the track is 60 s", d)
+	}
+	if title, want := eval[string](b, `navigator.mediaSession.metadata.title`), hub.status().Track.Title; title != want || title == "" {
+		t.Fatalf("the Media Session's title %q, the track's %q", title, want)
+	}
+
+	// pause: the room pauses, the state says where the element stopped.
+	eval[bool](b, `(__ms.handlers.pause({action: "pause"}), true)`)
+	waitFor(t, 20*time.Second, "the room pauses", func() bool { return !hub.status().Playing })
+	b.until("the element pauses", `outp.el.paused`)
+	posRight("the position state paused", false)
+	// A second pause (a headset pressed twice) does not start it again.
+	eval[bool](b, `(__ms.handlers.pause({action: "pause"}), true)`)
+	eval[bool](b, `(__ms.handlers.play({action: "play"}), true)`)
+	waitFor(t, 20*time.Second, "the room plays again", func() bool { st := hub.status(); return st.Playing && st.Output.Playing })
+	posRight("the position state playing again", true)
+
+	// seekto: the room seeks, the state's position follows.
+	calls := eval[float64](b, `__ms.calls`)
+	eval[bool](b, `(__ms.handlers.seekto({action: "seekto", seekTime: 30}), true)`)
+	waitFor(t, 20*time.Second, "the room seeks", func() bool { p := hub.status().PositionMS; return p >= 29_500 && p < 33_000 })
+	b.until("the position state after the seek", fmt.Sprintf(`__ms.calls > %v && __ms.pos.position >= 29.5 && __ms.pos.position < 32`, calls))
+
+	// nexttrack and previoustrack: the room changes tracks, the state
+	// starts again at the new one.
+	eval[bool](b, `(__ms.handlers.nexttrack({action: "nexttrack"}), true)`)
+	waitFor(t, 20*time.Second, "the room goes to the next track", func() bool { st := hub.status(); return st.Track != nil && st.Track.ContentID == ids[1] })
+	b.until("the position state of the next track", `__ms.pos.position < 5 && outp.content === `+fmt.Sprintf("%q", ids[1]))
+	posRight("the position state of the next track, playing", true)
+	eval[bool](b, `(__ms.handlers.previoustrack({action: "previoustrack"}), true)`)
+	waitFor(t, 20*time.Second, "the room goes back", func() bool { st := hub.status(); return st.Track != nil && st.Track.ContentID == ids[0] })
+	b.until("the position state of the first track again", `__ms.pos.position < 5 && outp.content === `+fmt.Sprintf("%q", ids[0]))
+}
