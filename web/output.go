@@ -103,6 +103,9 @@ type outMsg struct {
 	Paused  bool   `json:"paused,omitempty"`
 	Volume  int    `json:"volume"`
 	Title   string `json:"title,omitempty"`
+	// Gain is the track's ReplayGain in dB, as on the hub's device (the
+	// hub's mode and the track's tags): the page scales its volume by it.
+	Gain float64 `json:"gain,omitempty"`
 }
 
 // tell sends m to the selected page; called under o.mu.
@@ -123,7 +126,7 @@ func (o *BrowserOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.cur, o.curSrc, o.paused = audio.Track{ID: src.ID, Seq: o.seq}, src, false
 	o.pos, o.posAt, o.playing = at.Milliseconds(), o.now(), false
 	o.lastCmd = o.tell(outMsg{Cmd: "play", Content: src.ID, Track: o.seq, URL: "/media/" + src.ID + fmt.Sprintf("?t=%d", o.seq),
-		Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name})
+		Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name, Gain: src.GainDB})
 	return o.cur
 }
 
@@ -157,7 +160,7 @@ func (o *BrowserOutput) resend(cmd string) []byte {
 		return nil
 	}
 	return o.tell(outMsg{Cmd: cmd, Content: o.cur.ID, Track: o.cur.Seq, URL: "/media/" + o.cur.ID + fmt.Sprintf("?t=%d", o.cur.Seq),
-		Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name})
+		Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name, Gain: o.curSrc.GainDB})
 }
 
 // Stop silences the page: the hub lost the claim or the queue ended.
@@ -188,8 +191,25 @@ func (o *BrowserOutput) SetVolume(v int) {
 	o.tell(outMsg{Cmd: "volume"})
 }
 
-// SetGain is not applied in the browser yet.
-func (o *BrowserOutput) SetGain(audio.Track, float64) bool { return false }
+// SetGain sets the ReplayGain of the current track (the hub's mode
+// changed): the page applies it at once. The next track has none
+// prepared (PrepareNext), so t is the current one or nothing.
+func (o *BrowserOutput) SetGain(t audio.Track, db float64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cur.Seq == 0 || t != o.cur {
+		return false
+	}
+	o.curSrc.GainDB = db
+	// The command again with the new gain: the page applies it and does
+	// what it does already; a page that comes back gets it too.
+	cmd := "resume"
+	if o.paused {
+		cmd = "pause"
+	}
+	o.lastCmd = o.resend(cmd)
+	return true
+}
 
 // Report is the state the page last reported (the app shows it; it never
 // becomes a heartbeat, see Relays).

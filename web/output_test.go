@@ -228,3 +228,33 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 		t.Fatalf("info after the revocation: %+v", st)
 	}
 }
+
+// TestHubSendsTheReplayGain: the play command carries the track's gain
+// as on the hub's device, and a changed mode sends it again.
+func TestHubSendsTheReplayGain(t *testing.T) {
+	h, out := newHubHarness(t, &memReserved{}, nil)
+	ck := h.pair()
+	c, _, err := h.dial(ck, h.origin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	next(t, c, "hello")
+	sendJSON(t, c, map[string]any{"id": 1, "op": "output_open", "page": "p1", "fresh": true})
+	if r := next(t, c, "reply"); r["ok"] != true {
+		t.Fatal(r["raw"])
+	}
+	tr := out.Play(audio.Source{ID: "b3:aa", Path: "/music/a.flac", GainDB: -6}, 0)
+	if m := next(t, c, "out"); m["cmd"] != "play" || m["gain"] != -6.0 {
+		t.Fatalf("play command %v", m["raw"])
+	}
+	if out.SetGain(audio.Track{ID: "b3:aa", Seq: tr.Seq + 1}, -3) {
+		t.Fatal("a gain for a track not playing was taken")
+	}
+	if !out.SetGain(tr, -3) {
+		t.Fatal("the current track's gain was refused")
+	}
+	if m := next(t, c, "out"); m["cmd"] != "resume" || m["gain"] != -3.0 || m["track"] != float64(tr.Seq) {
+		t.Fatalf("after the mode changed: %v", m["raw"])
+	}
+}

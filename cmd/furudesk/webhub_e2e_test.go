@@ -10,6 +10,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
 	"testing"
 	"time"
 
@@ -376,4 +381,85 @@ func TestWebHubMediaSession(t *testing.T) {
 	eval[bool](b, `(__ms.handlers.previoustrack({action: "previoustrack"}), true)`)
 	waitFor(t, 20*time.Second, "the room goes back", func() bool { st := hub.status(); return st.Track != nil && st.Track.ContentID == ids[0] })
 	b.until("the position state of the first track again", `__ms.pos.position < 5 && outp.content === `+fmt.Sprintf("%q", ids[0]))
+}
+
+// levelDB is the RMS level of r's recording over [from, to] in dB (full
+// scale 0).
+func levelDB(r *recorder, from, to time.Time) float64 {
+	x, _, frameAt := r.snapshot()
+	a, b := frameAt(from), min(frameAt(to), len(x))
+	sum := 0.0
+	for i := a; i < b; i++ {
+		v := float64(x[i]) / 32768
+		sum += v * v
+	}
+	if b <= a || sum == 0 {
+		return math.Inf(-1)
+	}
+	return 10 * math.Log10(sum/float64(b-a))
+}
+
+// TestWebHubReplayGain: the browser plays a track tagged -6 dB ReplayGain
+// about 6 dB lower than an untagged one, as the hub's device would.
+func TestWebHubReplayGain(t *testing.T) {
+	ffmpeg := needTool(t, "ffmpeg")
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	// The hub's second track becomes a FLAC tagged -6 dB.
+	wav := filepath.Join(hub.music, "track1.wav")
+	if out, err := exec.Command(ffmpeg, "-loglevel", "error", "-i", wav, "-metadata", "REPLAYGAIN_TRACK_GAIN=-6.00 dB",
+		"-metadata", "REPLAYGAIN_TRACK_PEAK=0.5", filepath.Join(hub.music, "track1.flac")).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, out)
+	}
+	if err := os.Remove(wav); err != nil {
+		t.Fatal(err)
+	}
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	ids := c.scanned() // box's: track0.wav, track1.wav
+	c.pair()
+	hubIDs := func() []string {
+		var tr []struct {
+			ContentID string `json:"content_id"`
+			Path      string `json:"path"`
+		}
+		if err := json.Unmarshal(hub.ctl("tracks"), &tr); err != nil {
+			t.Fatal(err)
+		}
+		sort.Slice(tr, func(i, j int) bool { return tr[i].Path < tr[j].Path })
+		return []string{tr[0].ContentID, tr[1].ContentID}
+	}()
+	if hubIDs[0] != ids[0] || hubIDs[1] == ids[1] {
+		t.Fatalf("the hub's tracks %v, box's %v", hubIDs, ids)
+	}
+	b := newAudioBrowser(t, c.pa, hub.sink, true)
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+	box.ctl("play", ids[0])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	waitFor(t, 20*time.Second, "the hub renders, playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+	hub.ctl("play", hubIDs[0], hubIDs[1])
+	// A second of each track as the browser's sink has it, steady.
+	level := func(id string) float64 {
+		t.Helper()
+		b.until("the page plays "+id, fmt.Sprintf(`outp.content === %q && !outp.el.paused && outp.el.currentTime > 1`, id))
+		from := time.Now()
+		waitFor(t, 20*time.Second, "a second recorded", func() bool { return lastSound(hub.rec, from).After(from.Add(time.Second)) })
+		return levelDB(hub.rec, from, from.Add(time.Second))
+	}
+	plain := level(hubIDs[0])
+	hub.ctl("next")
+	gained := level(hubIDs[1])
+	t.Logf("the browser's sink: untagged %.1f dB, tagged -6 dB %.1f dB (%.1f dB apart)", plain, gained, gained-plain)
+	if d := gained - plain; d < -7 || d > -5 {
+		t.Fatalf("the -6 dB track sounds %.1f dB from the untagged one", d)
+	}
 }

@@ -75,7 +75,7 @@ function outCmd(m) {
   if (!outp.opened) return;
   outp.cmds.push(m.cmd);
   const el = outEl();
-  if (typeof m.volume === "number") el.volume = Math.max(0, Math.min(1, m.volume / 100));
+  outLevel(el, m);
   switch (m.cmd) {
     case "play": case "pause": case "resume": {
       const fresh = m.track !== outp.track;
@@ -121,6 +121,19 @@ if ("mediaSession" in navigator) {
   h("pause", () => { if (state && state.playing) send("toggle"); });
   h("nexttrack", () => send("next")); h("previoustrack", () => send("prev"));
   h("seekto", (d) => send("seek", { ms: Math.round(d.seekTime * 1000) }));
+}
+
+// outLevel sets the element's volume: the hub's volume and the track's
+// ReplayGain (m.gain, dB, as on the hub's device) scale it; a gain above
+// unity is capped there (an element's volume cannot exceed 1).
+function outLevel(el, m) {
+  if (typeof m.volume === "number") outp.volume = Math.max(0, Math.min(100, m.volume));
+  const forTrack = m.cmd === "play" || m.cmd === "pause" || m.cmd === "resume";
+  if (forTrack && m.track) outp.gain = { track: m.track, db: m.gain || 0 };
+  const t = forTrack ? m.track : outp.track;
+  const db = outp.gain && outp.gain.track === t ? outp.gain.db : 0;
+  const v = (typeof outp.volume === "number" ? outp.volume : 100) / 100;
+  el.volume = Math.max(0, Math.min(1, v * Math.pow(10, db / 20)));
 }
 
 // outSession keeps the lock screen's and headset's view of el right
