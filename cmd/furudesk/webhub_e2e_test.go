@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 	"time"
@@ -461,5 +462,54 @@ func TestWebHubReplayGain(t *testing.T) {
 	t.Logf("the browser's sink: untagged %.1f dB, tagged -6 dB %.1f dB (%.1f dB apart)", plain, gained, gained-plain)
 	if d := gained - plain; d < -7 || d > -5 {
 		t.Fatalf("the -6 dB track sounds %.1f dB from the untagged one", d)
+	}
+}
+
+// TestWebHubStreamsATrackItLacks: the hub has no music; box holds the
+// tracks. The hub fetches the playing one through the group library and
+// the browser plays it, heard at its pitch.
+func TestWebHubStreamsATrackItLacks(t *testing.T) {
+	c := newCluster(t, []string{"hub", "box"}, nil)
+	hub, box := c.nodes[0], c.nodes[1]
+	hub.keepMusic()
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range c.nodes {
+		n.start()
+	}
+	c.pair()
+	ids := c.trackIDs(nil)
+	for _, tr := range hub.library() {
+		if tr.Local || tr.Path != "" || !slices.Equal(tr.Holders, []string{box.id}) {
+			t.Fatalf("the hub lists %+v, want a track only box has", tr)
+		}
+	}
+	b := newAudioBrowser(t, c.pa, hub.sink, true)
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+	box.ctl("play", ids[1])
+	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	t0 := time.Now()
+	b.click("#playhere")
+	waitFor(t, 30*time.Second, "the hub renders, playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+	if st := hub.status(); st.Source != app.SourceStream && st.Source != app.SourceCache {
+		t.Fatalf("the hub plays from %q, want the group library", st.Source)
+	}
+	b.until("the page's element plays on", `outp.el && !outp.el.paused && outp.el.currentTime > 1.5`)
+	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t0, time.Now()) })
+	// Its pitch is track 1's at the element's position.
+	ct := eval[float64](b, `outp.el.currentTime`)
+	at := time.Now()
+	waitFor(t, 20*time.Second, "half a second more recorded", func() bool { return lastSound(hub.rec, at).After(at.Add(500 * time.Millisecond)) })
+	_, _, frameAt := hub.rec.snapshot()
+	f := freqAt(hub.rec, frameAt(at))
+	pos := posFromFreq(1, f)
+	t.Logf("the browser's sink at %.0f Hz: track 1 at %.1f s; the element was at %.2f s", f, pos, ct)
+	if pos < ct-1.5 || pos > ct+1.5 {
+		t.Fatalf("the browser's sink plays %.0f Hz (track 1 at %.1f s), the element is at %.2f s", f, pos, ct)
 	}
 }
