@@ -15,7 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -296,6 +296,30 @@ func TestWebHubAutoplayRefused(t *testing.T) {
 	waitFor(t, 20*time.Second, "the browser's sink sounds", func() bool { return audible(hub.rec, t1, time.Now()) })
 }
 
+// startHub starts the nodes, hub as the web hub, and returns the address
+// its pages are served on.
+func startHub(hub *node, nodes []*node) string {
+	webAddr := freePort(hub.t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	for _, n := range nodes {
+		n.start()
+	}
+	return webAddr
+}
+
+// playHere picks "Play on this browser" in the page and waits for the hub
+// to render with its output (the browser) playing.
+func playHere(t *testing.T, b *browser, hub *node) {
+	t.Helper()
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	waitFor(t, 30*time.Second, "the hub renders, playing", func() bool {
+		st := hub.status()
+		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
+	})
+}
+
 // msHook records what the page tells navigator.mediaSession (the browser
 // keeps the position state to itself): the last setPositionState and the
 // action handlers, which the test calls as a lock screen would.
@@ -313,11 +337,7 @@ const msHook = `(() => {
 func TestWebHubMediaSession(t *testing.T) {
 	c := newCluster(t, []string{"hub", "box"}, nil)
 	hub, box := c.nodes[0], c.nodes[1]
-	webAddr := freePort(t)
-	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
-	for _, n := range c.nodes {
-		n.start()
-	}
+	webAddr := startHub(hub, c.nodes)
 	ids := c.scanned()
 	c.pair()
 	b := newAudioBrowser(t, c.pa, hub.sink, true)
@@ -330,13 +350,7 @@ func TestWebHubMediaSession(t *testing.T) {
 	}
 	box.ctl("play", ids[0], ids[1])
 	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
-	b.click("#devbtn")
-	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
-	b.click("#playhere")
-	waitFor(t, 20*time.Second, "the hub renders, playing", func() bool {
-		st := hub.status()
-		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
-	})
+	playHere(t, b, hub)
 	// The position state follows the element: duration, position (the
 	// element's when it was set, moving on at the rate), rate 1.
 	posRight := func(what string, playing bool) {
@@ -415,24 +429,18 @@ func TestWebHubReplayGain(t *testing.T) {
 	if err := os.Remove(wav); err != nil {
 		t.Fatal(err)
 	}
-	webAddr := freePort(t)
-	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
-	for _, n := range c.nodes {
-		n.start()
-	}
+	webAddr := startHub(hub, c.nodes)
 	ids := c.scanned() // box's: track0.wav, track1.wav
 	c.pair()
-	hubIDs := func() []string {
-		var tr []struct {
-			ContentID string `json:"content_id"`
-			Path      string `json:"path"`
+	hubIDs := make([]string, 2) // its own files (it lists box's track 1 too)
+	for _, tr := range hub.library() {
+		switch {
+		case tr.Local && strings.HasSuffix(tr.Path, "track0.wav"):
+			hubIDs[0] = tr.ContentID
+		case tr.Local && strings.HasSuffix(tr.Path, "track1.flac"):
+			hubIDs[1] = tr.ContentID
 		}
-		if err := json.Unmarshal(hub.ctl("tracks"), &tr); err != nil {
-			t.Fatal(err)
-		}
-		sort.Slice(tr, func(i, j int) bool { return tr[i].Path < tr[j].Path })
-		return []string{tr[0].ContentID, tr[1].ContentID}
-	}()
+	}
 	if hubIDs[0] != ids[0] || hubIDs[1] == ids[1] {
 		t.Fatalf("the hub's tracks %v, box's %v", hubIDs, ids)
 	}
@@ -440,13 +448,7 @@ func TestWebHubReplayGain(t *testing.T) {
 	pairPage(t, b, hub, "http://"+webAddr+"/")
 	box.ctl("play", ids[0])
 	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
-	b.click("#devbtn")
-	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
-	b.click("#playhere")
-	waitFor(t, 20*time.Second, "the hub renders, playing", func() bool {
-		st := hub.status()
-		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
-	})
+	playHere(t, b, hub)
 	hub.ctl("play", hubIDs[0], hubIDs[1])
 	// A second of each track as the browser's sink has it, steady.
 	level := func(id string) float64 {
@@ -472,11 +474,7 @@ func TestWebHubStreamsATrackItLacks(t *testing.T) {
 	c := newCluster(t, []string{"hub", "box"}, nil)
 	hub, box := c.nodes[0], c.nodes[1]
 	hub.keepMusic()
-	webAddr := freePort(t)
-	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
-	for _, n := range c.nodes {
-		n.start()
-	}
+	webAddr := startHub(hub, c.nodes)
 	c.pair()
 	ids := c.trackIDs(nil)
 	for _, tr := range hub.library() {
@@ -488,14 +486,8 @@ func TestWebHubStreamsATrackItLacks(t *testing.T) {
 	pairPage(t, b, hub, "http://"+webAddr+"/")
 	box.ctl("play", ids[1])
 	waitFor(t, 20*time.Second, "box plays", func() bool { st := box.status(); return st.Rendering && st.Playing })
-	b.click("#devbtn")
-	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
 	t0 := time.Now()
-	b.click("#playhere")
-	waitFor(t, 30*time.Second, "the hub renders, playing", func() bool {
-		st := hub.status()
-		return string(st.Owner) == hub.id && st.Rendering && st.Output.Playing
-	})
+	playHere(t, b, hub)
 	if st := hub.status(); st.Source != app.SourceStream && st.Source != app.SourceCache {
 		t.Fatalf("the hub plays from %q, want the group library", st.Source)
 	}
