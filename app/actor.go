@@ -48,10 +48,11 @@ type actor struct {
 	// by a snapshot whose state is not news (a restarted owner that is
 	// resuming), which says it lives but confirms no position.
 	aliveAt   time.Duration
-	heardFrom engine.DeviceID          // the owner heard at aliveAt
-	heardHB   uint64                   // its heartbeat id then: older snapshots are stale
-	boxes     map[engine.DeviceID]bool // the devices whose snapshots say they have no window
-	shownFrom string                   // the last shared notice shown: owner, id and text
+	heardFrom engine.DeviceID            // the owner heard at aliveAt
+	heardHB   uint64                     // its heartbeat id then: older snapshots are stale
+	boxes     map[engine.DeviceID]bool   // the devices whose snapshots say they have no window
+	outLabels map[engine.DeviceID]string // the endpoints the devices' snapshots say they play through
+	shownFrom string                     // the last shared notice shown: owner, id and text
 
 	answered bool // the intent being handled published and replied (answer)
 
@@ -507,6 +508,15 @@ func (a *actor) relays() bool {
 	return ok && r.Relays()
 }
 
+// outputLabel names the endpoint the output plays through (Labeled), ""
+// when it plays here.
+func (a *actor) outputLabel() string {
+	if l, ok := a.out.(Labeled); ok {
+		return l.OutputLabel()
+	}
+	return ""
+}
+
 // heartbeat feeds the output's real report to the engine; never a
 // gateway's cached one.
 func (a *actor) heartbeat() {
@@ -562,6 +572,7 @@ func (a *actor) publishSnapshot() {
 		st.Resuming = a.holding()
 	}
 	st.Box = a.opts.Box
+	st.Output = a.outputLabel()
 	st.Launch = a.launch
 	b, err := json.Marshal(st)
 	if err != nil {

@@ -65,6 +65,14 @@ type Relay interface {
 	Relays() bool
 }
 
+// Labeled is an Output that plays through another endpoint and names it
+// (the web hub's browser chosen last, while it is open): the devices'
+// pickers show that name. Presentation only: it never feeds ownership.
+type Labeled interface {
+	// OutputLabel is the endpoint's name, "" when there is none now.
+	OutputLabel() string
+}
+
 // Transport carries snapshots and stamped commands between the trusted
 // devices and runs pairing. *devicesync.Node implements it. Devices and
 // its Online flags are presentation only.

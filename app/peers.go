@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
@@ -39,19 +41,47 @@ func (a *actor) peerEvent(ev devicesync.Event) {
 	}
 }
 
-// noteBox remembers whether a device runs without a window, for the
-// devices list (read from its snapshot's "box" alone: cheap for all).
+// noteBox remembers whether a device runs without a window and what it
+// plays through, for the devices list (read from its snapshot's "box" and
+// "output" alone: cheap for all; an old peer sends neither).
 func (a *actor) noteBox(ev devicesync.SnapshotReceived) {
 	var k struct {
-		Box bool `json:"box"`
+		Box    bool   `json:"box"`
+		Output string `json:"output"`
 	}
-	if json.Unmarshal(ev.State, &k) != nil || a.boxes[ev.From] == k.Box {
+	if json.Unmarshal(ev.State, &k) != nil {
 		return
 	}
-	if a.boxes == nil {
-		a.boxes = map[engine.DeviceID]bool{}
+	if a.boxes[ev.From] != k.Box {
+		if a.boxes == nil {
+			a.boxes = map[engine.DeviceID]bool{}
+		}
+		a.boxes[ev.From] = k.Box // the status after this event shows it
 	}
-	a.boxes[ev.From] = k.Box // the status after this event shows it
+	if k.Output = cleanOutputLabel(k.Output); a.outLabels[ev.From] != k.Output {
+		if a.outLabels == nil {
+			a.outLabels = map[engine.DeviceID]string{}
+		}
+		a.outLabels[ev.From] = k.Output
+	}
+}
+
+// MaxOutputLabel bounds the name of the endpoint a peer says it plays
+// through (queue.State.Output), in runes.
+const MaxOutputLabel = 64
+
+// cleanOutputLabel keeps a peer's output label short and printable.
+func cleanOutputLabel(s string) string {
+	r := []rune(strings.Map(func(c rune) rune {
+		if unicode.IsPrint(c) {
+			return c
+		}
+		return -1
+	}, s))
+	if len(r) > MaxOutputLabel {
+		r = r[:MaxOutputLabel]
+	}
+	return strings.TrimSpace(string(r))
 }
 
 func (a *actor) snapshot(ev devicesync.SnapshotReceived) {

@@ -120,10 +120,26 @@ type DeviceStatus struct {
 	Self    bool            `json:"self"`
 	// Box: the device runs without a window (an always-on box).
 	Box bool `json:"box,omitempty"`
+	// Output names the endpoint the device plays through when it is not
+	// the device itself: the browser a web hub plays in, while that page is
+	// open as its output ("Linux · Chrome"). Presentation only.
+	Output string `json:"output,omitempty"`
 	// Selectable says whether the device picker may offer this device:
 	// this device, or another one that is online. Transfer refuses the
 	// others (ErrOffline), so a front end disables their entries.
 	Selectable bool `json:"selectable"`
+}
+
+// Shown is the device as pickers name it: the endpoint it plays through,
+// by way of the device ("Linux · Chrome (via Web hub)"), else its name.
+func (d DeviceStatus) Shown() string {
+	if d.Output == "" {
+		return d.Name
+	}
+	if d.Name == "" {
+		return d.Output
+	}
+	return d.Output + " (via " + d.Name + ")"
 }
 
 // PairingRequest is a device asking to join, waiting for the user's answer.

@@ -123,7 +123,7 @@ func (a *actor) buildStatus() Status {
 	devs := make([]DeviceStatus, 0, len(a.lastDevices))
 	for _, d := range a.lastDevices {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
-			Via: d.Via, Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID]}
+			Via: d.Via, Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID], Output: a.outLabels[d.ID]}
 		if d.Via != "" {
 			ds.ViaName = string(d.Via)
 			for _, v := range a.lastDevices {
@@ -133,7 +133,7 @@ func (a *actor) buildStatus() Status {
 			}
 		}
 		if ds.Self {
-			s.Fingerprint, ds.Box = d.Fingerprint, a.opts.Box
+			s.Fingerprint, ds.Box, ds.Output = d.Fingerprint, a.opts.Box, a.outputLabel()
 		}
 		ds.Selectable = ds.Online
 		if ds.Self && a.name != "" {
@@ -141,7 +141,7 @@ func (a *actor) buildStatus() Status {
 		}
 		devs = append(devs, ds)
 		if ds.Owner {
-			s.OwnerName = ds.Name
+			s.OwnerName = ds.Shown()
 		}
 	}
 	s.Devices = reuse(prev.Devices, devs)

@@ -80,6 +80,11 @@ type State struct {
 	// Box says the sender runs without a window (an always-on box), for
 	// the other devices' lists; presentation only, set at each publish.
 	Box bool `json:"box,omitempty"`
+	// Output names the endpoint the sender plays through when that is not
+	// the sender itself (the web hub's selected browser: "Linux · Chrome"),
+	// for the other devices' pickers; presentation only, set at each
+	// publish, empty when the sender plays itself.
+	Output string `json:"output,omitempty"`
 	// Closing is set in the last snapshot of an owner that shuts down:
 	// every device shows the music stopped where it was (the exact
 	// position), while Playing keeps the intent for the device that

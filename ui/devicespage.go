@@ -86,7 +86,7 @@ func (p *devicesPage) renderDevices(st app.Status) {
 	}
 	for i, d := range devs {
 		d := d
-		name := widget.NewLabelWithStyle(orUnknown(d.Name, "device"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		name := widget.NewLabelWithStyle(orUnknown(d.Shown(), "device"), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		name.Truncation = fyne.TextTruncateEllipsis
 		badges := container.New(textRow{}, name)
 		if d.Self {

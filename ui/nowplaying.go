@@ -346,7 +346,7 @@ func (u *UI) deviceMenu() *fyne.Menu {
 	items := []*fyne.MenuItem{head}
 	for _, d := range u.st.Devices {
 		d := d
-		label := shorten(d.Name, maxNameInMenu)
+		label := shorten(d.Shown(), maxNameInMenu) // a hub playing in a browser names it
 		if d.Self {
 			label += " (this device)"
 		}

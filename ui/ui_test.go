@@ -846,3 +846,22 @@ func TestDeviceReachedThroughAMember(t *testing.T) {
 		t.Fatalf("%d labels say the device is online through Cellar box", len(got))
 	}
 }
+
+// TestAHubsBrowserIsNamed: a web hub playing in a browser is listed by
+// the browser's name, by way of the hub, in the device menu and on the
+// Devices page; picking it transfers to the hub.
+func TestAHubsBrowserIsNamed(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.remote()
+	h.apply(func(st *app.Status) {
+		st.Devices = append(slices.Clone(st.Devices), app.DeviceStatus{DeviceID: "dev-hub", Name: "Hub", Online: true, Selectable: true, Output: "Android · Chrome"})
+	})
+	test.Tap(h.u.np.device)
+	tapMenu(t, h.u.win.Canvas(), "Android · Chrome (via Hub)")
+	h.wantCalls("Transfer(dev-hub)")
+	h.u.showPage(PageDevices)
+	if len(find(h.u.devices.view, func(l *widget.Label) bool { return l.Text == "Android · Chrome (via Hub)" })) != 1 {
+		t.Fatal("the Devices page does not name the hub's browser")
+	}
+}

@@ -49,11 +49,13 @@ type BrowserOutput struct {
 	posAt   time.Time // when it was reported
 	playing bool
 	avail   bool
+	label   string // the selected page's browser label (OutputLabel)
 }
 
 var (
-	_ app.Output = (*BrowserOutput)(nil)
-	_ app.Relay  = (*BrowserOutput)(nil)
+	_ app.Output  = (*BrowserOutput)(nil)
+	_ app.Relay   = (*BrowserOutput)(nil)
+	_ app.Labeled = (*BrowserOutput)(nil)
 )
 
 // NewBrowserOutput restores the gateway from store.
@@ -74,6 +76,18 @@ func NewBrowserOutput(store ReservedStore, log *slog.Logger, now func() time.Tim
 // Relays says the app must feed only this output's reports to the engine.
 func (o *BrowserOutput) Relays() bool { return true }
 
+// OutputLabel names the browser the hub plays in while the page chosen
+// last is open ("Linux · Chrome"); "" when no page is, and the hub shows
+// as itself.
+func (o *BrowserOutput) OutputLabel() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.gw.Selected(); !ok || !o.gw.Present() {
+		return ""
+	}
+	return o.label
+}
+
 // Events delivers audio.Relayed and the track events the page reported.
 func (o *BrowserOutput) Events() <-chan audio.Event { return o.events }
 
@@ -89,6 +103,9 @@ type outMsg struct {
 	Paused  bool   `json:"paused,omitempty"`
 	Volume  int    `json:"volume"`
 	Title   string `json:"title,omitempty"`
+	// Gain is the track's ReplayGain in dB, as on the hub's device (the
+	// hub's mode and the track's tags): the page scales its volume by it.
+	Gain float64 `json:"gain,omitempty"`
 }
 
 // tell sends m to the selected page; called under o.mu.
@@ -109,7 +126,7 @@ func (o *BrowserOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.cur, o.curSrc, o.paused = audio.Track{ID: src.ID, Seq: o.seq}, src, false
 	o.pos, o.posAt, o.playing = at.Milliseconds(), o.now(), false
 	o.lastCmd = o.tell(outMsg{Cmd: "play", Content: src.ID, Track: o.seq, URL: "/media/" + src.ID + fmt.Sprintf("?t=%d", o.seq),
-		Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name})
+		Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name, Gain: src.GainDB})
 	return o.cur
 }
 
@@ -143,7 +160,7 @@ func (o *BrowserOutput) resend(cmd string) []byte {
 		return nil
 	}
 	return o.tell(outMsg{Cmd: cmd, Content: o.cur.ID, Track: o.cur.Seq, URL: "/media/" + o.cur.ID + fmt.Sprintf("?t=%d", o.cur.Seq),
-		Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name})
+		Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name, Gain: o.curSrc.GainDB})
 }
 
 // Stop silences the page: the hub lost the claim or the queue ended.
@@ -174,8 +191,25 @@ func (o *BrowserOutput) SetVolume(v int) {
 	o.tell(outMsg{Cmd: "volume"})
 }
 
-// SetGain is not applied in the browser yet.
-func (o *BrowserOutput) SetGain(audio.Track, float64) bool { return false }
+// SetGain sets the ReplayGain of the current track (the hub's mode
+// changed): the page applies it at once. The next track has none
+// prepared (PrepareNext), so t is the current one or nothing.
+func (o *BrowserOutput) SetGain(t audio.Track, db float64) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.cur.Seq == 0 || t != o.cur {
+		return false
+	}
+	o.curSrc.GainDB = db
+	// The command again with the new gain: the page applies it and does
+	// what it does already; a page that comes back gets it too.
+	cmd := "resume"
+	if o.paused {
+		cmd = "pause"
+	}
+	o.lastCmd = o.resend(cmd)
+	return true
+}
 
 // Report is the state the page last reported (the app shows it; it never
 // becomes a heartbeat, see Relays).
@@ -256,7 +290,8 @@ func (o *BrowserOutput) Selected() (p gateway.Page, present, ok bool) {
 
 // open makes p the output; it returns the page's token, whether this is
 // the page's startup, and the current play command to send it.
-func (o *BrowserOutput) open(p gateway.Page, fresh bool) (token uint64, startup bool, cmd []byte, err error) {
+// label is its browser's, the name the devices' pickers show.
+func (o *BrowserOutput) open(p gateway.Page, label string, fresh bool) (token uint64, startup bool, cmd []byte, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	token, startup, err = o.gw.Select(p, fresh)
@@ -266,6 +301,10 @@ func (o *BrowserOutput) open(p gateway.Page, fresh bool) (token uint64, startup 
 	if err := o.persistLocked(); err != nil {
 		o.gw.Deselect(p)
 		return 0, false, nil, err
+	}
+	o.label = label
+	if o.label == "" {
+		o.label = "A browser"
 	}
 	return token, startup, o.lastCmd, nil
 }
@@ -375,7 +414,7 @@ func (c *conn) outputOp(req request) (any, error) {
 		c.s.mu.Lock()
 		c.page = req.Page
 		c.s.mu.Unlock()
-		token, startup, cmd, err := out.open(p, req.Fresh)
+		token, startup, cmd, err := out.open(p, c.label, req.Fresh)
 		if err != nil {
 			return nil, userErr(ErrBadRequest, "This browser cannot be the output: %v", err)
 		}

@@ -86,6 +86,9 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	if res.v < token {
 		t.Fatalf("token %d handed out above the persisted reservation %d", token, res.v)
 	}
+	if l, b := out.OutputLabel(), h.s.Browsers()[0].Label; l != b || l == "" {
+		t.Fatalf("the output is named %q, its browser %q", l, b)
+	}
 	if calls := h.be.Calls(); len(calls) != 1 || calls[0] != "transfer "+string(h.be.Status().DeviceID) {
 		t.Fatalf("\"Play on this browser\" is no transfer to the hub: %v", calls)
 	}
@@ -178,6 +181,9 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	if p, present, ok := out.Selected(); !ok || present || p.Page != "p1" {
 		t.Fatalf("after the tab closed: %v present=%v selected=%v", p, present, ok)
 	}
+	if l := out.OutputLabel(); l != "" {
+		t.Fatalf("the tab closed, the output still named %q", l)
+	}
 	noEvent(t, out, "the tab closing")
 
 	// It comes back (reconnect, not fresh): the same selection and token
@@ -220,5 +226,35 @@ func TestHubPlaysOnTheChosenBrowser(t *testing.T) {
 	}
 	if st := out.Info(); st.Browser != "" || st.Reports != 1 {
 		t.Fatalf("info after the revocation: %+v", st)
+	}
+}
+
+// TestHubSendsTheReplayGain: the play command carries the track's gain
+// as on the hub's device, and a changed mode sends it again.
+func TestHubSendsTheReplayGain(t *testing.T) {
+	h, out := newHubHarness(t, &memReserved{}, nil)
+	ck := h.pair()
+	c, _, err := h.dial(ck, h.origin())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	next(t, c, "hello")
+	sendJSON(t, c, map[string]any{"id": 1, "op": "output_open", "page": "p1", "fresh": true})
+	if r := next(t, c, "reply"); r["ok"] != true {
+		t.Fatal(r["raw"])
+	}
+	tr := out.Play(audio.Source{ID: "b3:aa", Path: "/music/a.flac", GainDB: -6}, 0)
+	if m := next(t, c, "out"); m["cmd"] != "play" || m["gain"] != -6.0 {
+		t.Fatalf("play command %v", m["raw"])
+	}
+	if out.SetGain(audio.Track{ID: "b3:aa", Seq: tr.Seq + 1}, -3) {
+		t.Fatal("a gain for a track not playing was taken")
+	}
+	if !out.SetGain(tr, -3) {
+		t.Fatal("the current track's gain was refused")
+	}
+	if m := next(t, c, "out"); m["cmd"] != "resume" || m["gain"] != -3.0 || m["track"] != float64(tr.Seq) {
+		t.Fatalf("after the mode changed: %v", m["raw"])
 	}
 }

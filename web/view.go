@@ -20,7 +20,7 @@ type TrackView struct {
 // DeviceView is a device of the group in the page's picker.
 type DeviceView struct {
 	ID         string `json:"id"`
-	Name       string `json:"name"`
+	Name       string `json:"name"` // as pickers show it: a hub's browser too (app.DeviceStatus.Shown)
 	Online     bool   `json:"online"`
 	Owner      bool   `json:"owner"`
 	Self       bool   `json:"self"` // the device that serves this page
@@ -70,7 +70,7 @@ func ViewOf(st app.Status) StateView {
 		v.Queue = append(v.Queue, trackView(q))
 	}
 	for _, d := range st.Devices {
-		v.Devices = append(v.Devices, DeviceView{ID: string(d.DeviceID), Name: d.Name, Online: d.Online, Owner: d.Owner, Self: d.Self, Selectable: d.Selectable})
+		v.Devices = append(v.Devices, DeviceView{ID: string(d.DeviceID), Name: d.Shown(), Online: d.Online, Owner: d.Owner, Self: d.Self, Selectable: d.Selectable})
 	}
 	return v
 }

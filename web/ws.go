@@ -29,6 +29,7 @@ type conn struct {
 	s       *Server
 	ws      *websocket.Conn
 	browser string
+	label   string // the browser's label, the output's name while this page is it
 	page    string // set by output_open: this page may be the output
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -86,7 +87,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws.SetReadLimit(MaxMessage)
-	c := &conn{s: s, ws: ws, browser: b.ID, wake: make(chan struct{}, 1), replies: make(chan []byte, 64)}
+	c := &conn{s: s, ws: ws, browser: b.ID, label: b.Label, wake: make(chan struct{}, 1), replies: make(chan []byte, 64)}
 	c.ctx, c.cancel = context.WithCancel(s.ctx)
 	s.mu.Lock()
 	if s.ctx.Err() != nil {

@@ -122,7 +122,7 @@ func trayTrackLabel(st app.Status) string {
 }
 
 func trayDeviceLabel(d app.DeviceStatus) string {
-	name := d.Name
+	name := d.Shown() // a hub playing in a browser names it
 	if name == "" {
 		name = string(d.DeviceID)
 	}
@@ -144,7 +144,7 @@ func trayKey(st app.Status) string {
 		if i == maxTrayDevices {
 			break
 		}
-		fmt.Fprintf(&b, "%s,%s,%t,%t,%t,%t;", d.DeviceID, d.Name, d.Online, d.Owner, d.Self, d.Selectable)
+		fmt.Fprintf(&b, "%s,%s,%t,%t,%t,%t;", d.DeviceID, d.Shown(), d.Online, d.Owner, d.Self, d.Selectable)
 	}
 	return b.String()
 }

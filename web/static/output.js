@@ -16,6 +16,7 @@ const outp = {
 function outEl() {
   if (outp.el) return outp.el;
   const el = new Audio(); el.preload = "auto"; outp.el = el;
+  outSession(el);
   el.addEventListener("playing", () => {
     if (!outp.started) outp.startedAt = el.currentTime; // where this track began here (the tests read it)
     outReport(outp.started ? "playing" : "started"); outp.started = true;
@@ -74,7 +75,7 @@ function outCmd(m) {
   if (!outp.opened) return;
   outp.cmds.push(m.cmd);
   const el = outEl();
-  if (typeof m.volume === "number") el.volume = Math.max(0, Math.min(1, m.volume / 100));
+  outLevel(el, m);
   switch (m.cmd) {
     case "play": case "pause": case "resume": {
       const fresh = m.track !== outp.track;
@@ -114,9 +115,45 @@ function outMeta(m) {
 if ("mediaSession" in navigator) {
   const ms = navigator.mediaSession;
   const h = (a, f) => { try { ms.setActionHandler(a, f); } catch (e) { /* not supported */ } };
-  h("play", () => send("toggle")); h("pause", () => send("toggle"));
+  // play and pause say what to end in: a toggle only when the room is
+  // not in it already (a headset's pause must never start the music).
+  h("play", () => { if (!state || !state.playing) send("toggle"); });
+  h("pause", () => { if (state && state.playing) send("toggle"); });
   h("nexttrack", () => send("next")); h("previoustrack", () => send("prev"));
   h("seekto", (d) => send("seek", { ms: Math.round(d.seekTime * 1000) }));
+}
+
+// outLevel sets the element's volume: the hub's volume and the track's
+// ReplayGain (m.gain, dB, as on the hub's device) scale it; a gain above
+// unity is capped there (an element's volume cannot exceed 1).
+function outLevel(el, m) {
+  if (typeof m.volume === "number") outp.volume = Math.max(0, Math.min(100, m.volume));
+  const forTrack = m.cmd === "play" || m.cmd === "pause" || m.cmd === "resume";
+  if (forTrack && m.track) outp.gain = { track: m.track, db: m.gain || 0 };
+  const t = forTrack ? m.track : outp.track;
+  const db = outp.gain && outp.gain.track === t ? outp.gain.db : 0;
+  const v = (typeof outp.volume === "number" ? outp.volume : 100) / 100;
+  el.volume = Math.max(0, Math.min(1, v * Math.pow(10, db / 20)));
+}
+
+// outSession keeps the lock screen's and headset's view of el right
+// (Media Session): the playback state and setPositionState on play,
+// pause, seek and track change, from what the element does.
+function outSession(el) {
+  if (!("mediaSession" in navigator)) return;
+  for (const e of ["playing", "pause", "seeked", "durationchange", "ratechange", "loadedmetadata", "ended", "emptied"]) el.addEventListener(e, outPosState);
+}
+
+function outPosState() {
+  const ms = navigator.mediaSession, el = outp.el;
+  try {
+    if (!el || !outp.track) { ms.playbackState = "none"; ms.setPositionState(); return; }
+    ms.playbackState = el.paused ? "paused" : "playing";
+    let d = el.duration;
+    if (!isFinite(d) || d <= 0) d = state && state.track ? state.track.duration_ms / 1000 : 0;
+    if (!(d > 0)) return;
+    ms.setPositionState({ duration: d, position: Math.min(d, Math.max(0, el.currentTime)), playbackRate: el.playbackRate || 1 });
+  } catch (e) { /* an old browser */ }
 }
 
 // outOpen asks the hub to make this page its output; here: the user chose
