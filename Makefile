@@ -133,7 +133,7 @@ sim:
 
 ## soak: the chaos run of four devices (kill -9, SIGTERM, SIGSTOP, transfers,
 ## control bursts) for $(SOAK); it fails on an ownership change with a live
-## owner, a rewind or a silence beyond owner_timeout + 1 s.
+## owner, a rewind, a lost control or a silence beyond owner_timeout + 1 s.
 soak: test-deps ffmpeg
 	$(WITH_FFMPEG) $(GO) test -count=1 ./cmd/furudesk -run 'TestSoak$$' -soak=$(SOAK) -v -timeout 0
 
