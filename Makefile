@@ -111,8 +111,8 @@ bench-go: deps ffmpeg
 	set -o pipefail; $(WITH_FFMPEG) $(GO) test -run '^$$' -bench . -benchmem -timeout 2h ./... | tee bin/bench.txt
 
 bench-tools: build
-	$(GO) build -o bin/deskbench ./internal/benchlib/deskbench
-	$(GO) build -o bin/fynefloor ./internal/benchlib/fynefloor
+	$(GO) build -o bin/deskbench ./tools/deskbench
+	$(GO) build -o bin/fynefloor ./tools/fynefloor
 	@scripts/install-deps.sh --bench
 
 ## bench-desktop: issue 18, a player that waits: CPU and RSS of the
