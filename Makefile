@@ -111,8 +111,8 @@ bench-go: deps ffmpeg
 	set -o pipefail; $(WITH_FFMPEG) $(GO) test -run '^$$' -bench . -benchmem -timeout 2h ./... | tee bin/bench.txt
 
 bench-tools: build
-	$(GO) build -o bin/deskbench ./internal/benchlib/deskbench
-	$(GO) build -o bin/fynefloor ./internal/benchlib/fynefloor
+	$(GO) build -o bin/deskbench ./tools/deskbench
+	$(GO) build -o bin/fynefloor ./tools/fynefloor
 	@scripts/install-deps.sh --bench
 
 ## bench-desktop: issue 18, a player that waits: CPU and RSS of the
@@ -133,7 +133,7 @@ sim:
 
 ## soak: the chaos run of four devices (kill -9, SIGTERM, SIGSTOP, transfers,
 ## control bursts) for $(SOAK); it fails on an ownership change with a live
-## owner, a rewind or a silence beyond owner_timeout + 1 s.
+## owner, a rewind, a lost control or a silence beyond owner_timeout + 1 s.
 soak: test-deps ffmpeg
 	$(WITH_FFMPEG) $(GO) test -count=1 ./cmd/furudesk -run 'TestSoak$$' -soak=$(SOAK) -v -timeout 0
 

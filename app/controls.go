@@ -45,6 +45,7 @@ func (a *actor) control(c Control) error {
 	}
 	return a.run(func(tx *txn) error {
 		a.anchor()
+		a.pending.Address(&c, owner) // to the owner's process last heard (queue rule C5)
 		body, err := json.Marshal(c)
 		if err != nil {
 			return err
@@ -98,7 +99,7 @@ func (a *actor) transfer(to engine.DeviceID) error {
 			return nil
 		}
 		st := a.st.Clone()
-		st.Acks = nil
+		st.Acks, st.AckFrom = nil, nil
 		// Exact: this device's output played st (rule P6 of queue).
 		exact := a.rendering && a.cur.Seq != 0
 		body, err := json.Marshal(Control{Op: OpHandoff, State: &st, Exact: exact})

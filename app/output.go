@@ -39,8 +39,10 @@ func (a *actor) plan(tx *txn) func() {
 		// The output does not render st yet (takeover): where the old
 		// owner was, as this device last knew it (queue rule P5).
 		a.pos.TakeOver(&a.st, a.clock.Now(), a.opts.HeartbeatEvery, tx.ownerLive)
+		if a.st.Term != a.e.Claim() {
+			a.st.ResetAcks() // what it applied under its claim stays acked (queue rule C6)
+		}
 		a.st.Term = a.e.Claim()
-		clear(a.st.Acks)
 		tx.publish = true
 	}
 	ch := tx.ch

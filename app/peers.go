@@ -114,9 +114,11 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 		if ev.From == a.heardFrom && hb < a.heardHB {
 			return nil // older than a snapshot already seen
 		}
-		// A new launch: it restarted and lost what we sent (queue rule
-		// C5); retargetPending sends it again.
-		a.pending.Heard(ev.From, ps.Launch)
+		// Its acks count, also while it resumes (queue rule C6); a new
+		// launch restarted and lost what we sent it (C5):
+		// retargetPending sends that again.
+		predicted := a.pending.Predicting()
+		a.pending.Heard(ev.From, ps, a.self)
 		now, shown := a.clock.Now(), a.posNow()
 		heard := now - max(ev.Age, 0) // when the owner said it
 		if ps.Resuming {
@@ -147,7 +149,6 @@ func (a *actor) snapshot(ev devicesync.SnapshotReceived) {
 				}
 			}
 		}
-		predicted := a.pending.Len() > 0
 		if a.holdView(ps, ev.From) {
 			return nil // does not reflect our controls yet: keep our view
 		}
@@ -168,6 +169,11 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 			return nil
 		}
 		if ev.Handoff != (c.Op == OpHandoff) {
+			return nil
+		}
+		if !queue.Addressed(c, a.launch) {
+			// Sent to this device's previous process: its sender sends it
+			// again when it hears this launch (queue rule C5).
 			return nil
 		}
 		a.anchor()
@@ -217,13 +223,7 @@ func (a *actor) describe(es []Entry) {
 }
 
 func (a *actor) ack(tx *txn, ev devicesync.CommandReceived) error {
-	if a.st.Acks == nil || a.st.Term != ev.Stamp.Claim {
-		a.st.Acks = map[engine.DeviceID]uint64{}
-		a.st.Term = ev.Stamp.Claim
-	}
-	if len(a.st.Acks) < engine.MaxSendersPerTerm || a.st.Acks[ev.From] != 0 {
-		a.st.Acks[ev.From] = ev.Stamp.Sequence
-	}
+	a.st.Ack(ev.From, ev.Stamp)
 	s := ev.Stamp
 	tx.fence = &s
 	tx.publish = true

@@ -33,10 +33,17 @@ func (a *actor) retargetPending() {
 		return
 	}
 	owner := a.e.Owner()
-	again, dropped := a.pending.Retarget(owner, a.self, a.e.Claim())
-	if a.pending.TakeRestart() {
-		again, dropped = a.pending.Restarted(), nil
+	if lost := a.pending.Again(); len(lost) > 0 {
+		// The owner's process will not receive these: it restarted, or
+		// it missed them while it was down (queue rules C5, C6).
+		again := make([]Control, len(lost))
+		for i, s := range lost {
+			again[i] = s.Control
+		}
+		a.resend(owner, again, nil)
+		return
 	}
+	again, dropped := a.pending.Retarget(owner, a.self, a.e.Claim())
 	a.resend(owner, again, dropped)
 }
 
@@ -53,6 +60,7 @@ func (a *actor) resend(owner engine.DeviceID, again, dropped []Control) {
 	defer func() { a.retargeting = false }()
 	err := a.run(func(tx *txn) error {
 		for _, c := range again {
+			a.pending.Address(&c, owner)
 			body, err := json.Marshal(c)
 			if err != nil {
 				return err

@@ -53,7 +53,7 @@ func (a *actor) ownEcho(ev devicesync.SnapshotReceived) {
 		}
 		a.echoHB = ev.Coordination.Heartbeat
 		heard := a.clock.Now() - max(ev.Age, 0)
-		ps.Acks, ps.Closing, ps.Notice = a.st.Acks, false, nil
+		ps.Acks, ps.AckFrom, ps.Closing, ps.Notice = a.st.Acks, a.st.AckFrom, false, nil
 		a.st = ps
 		a.pos.Reset(heard)
 		tx.persistPos = true

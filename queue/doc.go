@@ -95,8 +95,8 @@
 //
 // C2. It keeps its view against the owner's snapshots of the term the
 // controls were stamped for while they do not acknowledge them
-// (State.Acks), for at most PendingHold; then they are dropped with a
-// notice (Hold). A snapshot of another term gives way at once.
+// (State.Acks, C6), for at most PendingHold; then they are dropped with
+// a notice (Hold). A snapshot of another term gives way at once.
 //
 // C3. When the output moved to another device before the owner applied
 // them, they are sent once more, with new stamps, to the new owner;
@@ -108,12 +108,30 @@
 // the device that took over, or dropped with a notice.
 //
 // C5. An owner that restarted under the same claim lost what it received
-// before, yet its acks after the restart would cover those sequences.
-// Its snapshots carry the first heartbeat id of its process
-// (State.Launch; heartbeat ids grow across restarts): at a new one, every
-// pending control is sent again, once (Heard, TakeRestart, Restarted).
+// before. Its snapshots carry the first heartbeat id of its process
+// (State.Launch; heartbeat ids grow across restarts), and a controller
+// addresses each control to the owner's launch it last heard
+// (Control.Launch, Address; 0 when it heard none since it started). An
+// owner neither applies nor acknowledges a control addressed to another
+// of its processes (Addressed); at a new launch the controller sends
+// those again, once per restart (Heard, Again). So a control sent again
+// after a restart is applied once.
 //
-// # The caller's duties
+// C6. Acks belong to one process of the owner: a restarted owner starts
+// with none (a takeover under its own claim keeps them), and beside
+// Acks, its snapshot says per sender the first sequence its process
+// applied in the term (State.AckFrom; State.Ack keeps both). A stream
+// delivers in order, so the process applied every command of a sender
+// from AckFrom to Acks and will never receive one before AckFrom (sent
+// while it was not running): a snapshot acknowledges only the controls
+// in between and addressed to its process or to none (Acknowledges),
+// and those before AckFrom are sent again (Heard, Again), also ones sent
+// again already. The acks of a Resuming snapshot count, though its state
+// is not shown; the view stays a prediction until a snapshot is adopted
+// (Predicting, Inputs.Predicted). A snapshot of an older build has no
+// AckFrom: then Acks alone counts, as before.
+//
+// // # The caller's duties
 //
 //  1. Read the clock once per transition and pass it in; never let the
 //     core read time.
@@ -122,8 +140,12 @@
 //     entry after the last change's effect.
 //  3. After changing State.PositionMS itself (a control, a track end, a
 //     handoff), call Moved; at launch Load; on a replaced state Reset.
-//  4. Adopt the owner's state through Adopt, with the position shown just
-//     before, and only when Pending.Hold lets it.
-//  5. After every transition call Pending.Retarget (or Restarted) and send
-//     what it returns.
+//  4. On every owner snapshot, also a Resuming one, read
+//     Pending.Predicting, then call Pending.Heard; adopt the owner's
+//     state through Adopt, with the position shown just before and
+//     Inputs.Predicted as read, and only when Pending.Hold lets it.
+//  5. As the owner, refuse a control not Addressed to this process and
+//     acknowledge the others with State.Ack.
+//  6. After every transition send what Pending.Again returns, else what
+//     Pending.Retarget returns, addressing each control (Address).
 package queue

@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
@@ -19,49 +20,80 @@ const PendingHold = 12 * time.Second
 // owner's snapshots do not acknowledge yet. The controller shows their
 // effect at once (optimistic); the owner's snapshot confirms them (its
 // Acks) or, when the owner changed before it applied them, they are sent
-// once more to the new owner (rules C1 to C4).
+// once more to the new owner (rules C1 to C6).
 type Pending struct {
 	list []pendingCtl
 	at   time.Duration // when the latest was sent
-	// The owner's process as last heard (State.Launch), and whether it
-	// restarted since with controls pending (C5).
-	owner     engine.DeviceID
-	launch    uint64
-	restarted bool
+	// predicting: the view shows controls no adopted snapshot has
+	// replaced yet (a Resuming one confirms them without replacing it).
+	predicting bool
+	// The owner's process as last heard (State.Launch).
+	owner  engine.DeviceID
+	launch uint64
 }
 
-// Heard notes the Launch of a snapshot from owner. A new one of the same
-// owner while controls are pending means it restarted: TakeRestart says
-// so once.
-func (p *Pending) Heard(owner engine.DeviceID, launch uint64) {
-	if launch == 0 {
-		return
+// Heard notes an owner's snapshot ps, also one that says Resuming (its
+// acks are real): the controls it acknowledges are done (rule C6), those
+// before its AckFrom will never reach the owner's process, and at a new
+// Launch those addressed to another process of it will not be applied
+// (Addressed, rule C5); Again returns those two kinds.
+func (p *Pending) Heard(owner engine.DeviceID, ps State, self engine.DeviceID) {
+	if ps.Launch != 0 {
+		p.owner, p.launch = owner, ps.Launch
+		for i := range p.list {
+			if c := &p.list[i]; c.stamp.Claim.Owner == owner && c.c.Launch != 0 && c.c.Launch != ps.Launch {
+				c.lost = true
+			}
+		}
 	}
-	if owner == p.owner && p.launch != 0 && launch != p.launch && len(p.list) > 0 {
-		p.restarted = true
-	}
-	p.owner, p.launch = owner, launch
+	p.confirm(ps, self)
 }
 
-// TakeRestart reports, once, that the owner restarted with controls
-// pending: the caller sends them again (Restarted).
-func (p *Pending) TakeRestart() bool {
-	r := p.restarted && len(p.list) > 0
-	p.restarted = false
-	return r
+// confirm forgets the controls ps acknowledges and marks those before
+// its AckFrom lost (rule C6); it reports whether any is lost.
+func (p *Pending) confirm(ps State, self engine.DeviceID) (lost bool) {
+	p.list = slices.DeleteFunc(p.list, func(c pendingCtl) bool {
+		return !c.lost && Acknowledges(ps, self, c.c, c.stamp)
+	})
+	from := ps.AckFrom[self]
+	for i := range p.list {
+		c := &p.list[i]
+		if c.stamp.Claim == ps.Term && Addressed(c.c, ps.Launch) && c.stamp.Sequence < from {
+			c.lost = true
+		}
+		lost = lost || c.lost
+	}
+	return lost
+}
+
+// Address addresses c, about to be sent to owner, to the owner's process
+// last heard (Control.Launch; 0 when none was heard since this device
+// started).
+func (p *Pending) Address(c *Control, owner engine.DeviceID) {
+	c.Launch = 0
+	if owner == p.owner {
+		c.Launch = p.launch
+	}
 }
 
 type pendingCtl struct {
 	c      Control
 	stamp  engine.CommandStamp
 	resent bool
+	lost   bool // the owner's process will not apply it (C5, C6)
 }
 
 // Len is the number of controls pending.
 func (p *Pending) Len() int { return len(p.list) }
 
 // Clear forgets every pending control.
-func (p *Pending) Clear() { p.list = p.list[:0] }
+func (p *Pending) Clear() { p.list, p.predicting = p.list[:0], false }
+
+// Predicting reports whether this device's view shows its controls and
+// no owner's state has replaced it since (Inputs.Predicted of the
+// snapshot adopted next): true from Remember until Hold lets a snapshot
+// be shown, also once Heard confirmed them all.
+func (p *Pending) Predicting() bool { return p.predicting }
 
 // Remember records control c, sent at now with stamp; resent marks one
 // that was sent again after an owner change (it is not sent a third
@@ -71,7 +103,7 @@ func (p *Pending) Remember(c Control, stamp engine.CommandStamp, now time.Durati
 		p.list = p.list[1:]
 	}
 	p.list = append(p.list, pendingCtl{c: c, stamp: stamp, resent: resent})
-	p.at = now
+	p.at, p.predicting = now, true
 }
 
 // Hold decides whether the owner's snapshot ps is shown (false) or
@@ -80,31 +112,39 @@ func (p *Pending) Remember(c Control, stamp engine.CommandStamp, now time.Durati
 // while the owner's snapshots, in the term the controls were stamped for,
 // do not acknowledge them, for at most PendingHold; a snapshot of another
 // term cannot contain them, so the view gives way at once (they are sent
-// again, Retarget). Controls not applied within PendingHold are dropped
-// and returned, for a notice.
+// again, Retarget). A snapshot acknowledges the controls addressed to
+// its process (or to none) from its AckFrom to its Acks (rule C6);
+// those before its AckFrom never reach that process: they wait for
+// Again, as do those Heard says another process was meant to apply.
+// Controls not applied within PendingHold are dropped and returned, for
+// a notice.
 func (p *Pending) Hold(ps State, self engine.DeviceID, now time.Duration) (keep bool, dropped []Control) {
-	if len(p.list) == 0 {
+	if len(p.list) == 0 || ps.Term != p.list[len(p.list)-1].stamp.Claim {
+		p.predicting = false
 		return false, nil
 	}
-	last := p.list[len(p.list)-1]
-	if ps.Term != last.stamp.Claim {
+	lost := p.confirm(ps, self)
+	switch {
+	case len(p.list) == 0:
+		p.predicting = false
 		return false, nil
-	}
-	ack := ps.Acks[self]
-	if ack >= last.stamp.Sequence {
-		p.Clear()
-		return false, nil
-	}
-	if now-p.at < PendingHold {
+	case lost, now-p.at < PendingHold:
 		return true, nil
 	}
 	for _, c := range p.list {
-		if c.stamp.Sequence > ack {
-			dropped = append(dropped, c.c)
-		}
+		dropped = append(dropped, c.c)
 	}
 	p.Clear()
 	return false, dropped
+}
+
+// Acknowledges reports whether the owner's snapshot ps says it applied
+// the control c that self sent stamped stamp (rule C6): one of its term,
+// addressed to its process or to none, from its AckFrom (absent from an
+// older build's snapshots) to its Acks.
+func Acknowledges(ps State, self engine.DeviceID, c Control, stamp engine.CommandStamp) bool {
+	seq := stamp.Sequence
+	return stamp.Claim == ps.Term && Addressed(c, ps.Launch) && ps.AckFrom[self] <= seq && seq <= ps.Acks[self]
 }
 
 // Retarget runs after every transition with the engine's owner and claim
@@ -138,17 +178,25 @@ func (p *Pending) Retarget(owner, self engine.DeviceID, claim engine.Claim) (aga
 	return again, dropped
 }
 
-// Restarted is Retarget for an owner that restarted under the same claim
-// (a new State.Launch, rule C5): what it received before it stopped is
-// lost with its process, yet its acks after the restart would cover those
-// sequences. Every pending control is sent again, also one sent again
-// already: this device cannot tell whether it went out before the restart
-// or after it. The caller does this once per restart (TakeRestart).
-func (p *Pending) Restarted() []Control {
-	var again []Control
-	for _, c := range p.list {
-		again = append(again, c.c)
-	}
-	p.Clear()
+// Sent is a pending control with the stamp it was last sent with.
+type Sent struct {
+	Control Control
+	Stamp   engine.CommandStamp
+}
+
+// Again returns the controls to send once more to the same owner and
+// forgets them (the caller addresses and stamps them anew, shows their
+// effect again and Remembers them as resent): those addressed to a
+// process of the owner that is gone (rule C5, Heard) and those before
+// the AckFrom of its process (rule C6, Hold), also ones sent again
+// already: that process never received them.
+func (p *Pending) Again() []Sent {
+	var again []Sent
+	p.list = slices.DeleteFunc(p.list, func(c pendingCtl) bool {
+		if c.lost {
+			again = append(again, Sent{c.c, c.stamp})
+		}
+		return c.lost
+	})
 	return again
 }

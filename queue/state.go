@@ -57,8 +57,14 @@ type State struct {
 	Repeat     string  `json:"repeat"`
 	// Acks are the last command sequences the owner applied, per sender,
 	// in the current term (at most engine.MaxSendersPerTerm entries), so a
-	// controller knows when a snapshot reflects its command.
-	Acks map[engine.DeviceID]uint64 `json:"acks,omitempty"`
+	// controller knows when a snapshot reflects its command. AckFrom is,
+	// per sender, the first sequence the owner's process (State.Launch)
+	// applied in the term: it applied every command of that sender from
+	// AckFrom to Acks and none before (rule C6). Both describe one
+	// process of the owner: a restarted owner starts with none. AckFrom
+	// is absent from an older build's snapshots (then Acks alone counts).
+	Acks    map[engine.DeviceID]uint64 `json:"acks,omitempty"`
+	AckFrom map[engine.DeviceID]uint64 `json:"ack_from,omitempty"`
 	// Term is the claim under which the owner published this state.
 	Term engine.Claim `json:"term"`
 	// Seed generates the shuffled play order; Order is that order (a
@@ -101,6 +107,33 @@ type State struct {
 	Launch uint64 `json:"launch,omitempty"`
 }
 
+// Ack records on the owner's state that it applied the command from
+// sender stamped stamp: Acks and AckFrom of a new term start empty, and
+// at most engine.MaxSendersPerTerm senders are kept (rule C6).
+func (s *State) Ack(from engine.DeviceID, stamp engine.CommandStamp) {
+	if s.Acks == nil || s.Term != stamp.Claim {
+		s.Acks, s.AckFrom = map[engine.DeviceID]uint64{}, map[engine.DeviceID]uint64{}
+		s.Term = stamp.Claim
+	}
+	if s.AckFrom == nil {
+		s.AckFrom = map[engine.DeviceID]uint64{}
+	}
+	if len(s.Acks) >= engine.MaxSendersPerTerm && s.Acks[from] == 0 {
+		return
+	}
+	s.Acks[from] = stamp.Sequence
+	if _, ok := s.AckFrom[from]; !ok {
+		s.AckFrom[from] = stamp.Sequence
+	}
+}
+
+// ResetAcks forgets every ack: at a takeover (a new term) and when the
+// owner's process starts (rule C6).
+func (s *State) ResetAcks() {
+	clear(s.Acks)
+	clear(s.AckFrom)
+}
+
 // SharedNotice is a notice the owner distributes in its snapshot. ID
 // tells a new one from one already shown.
 type SharedNotice struct {
@@ -115,6 +148,7 @@ func DefaultState() State {
 func (s State) Clone() State {
 	s.Queue = slices.Clone(s.Queue)
 	s.Acks = maps.Clone(s.Acks)
+	s.AckFrom = maps.Clone(s.AckFrom)
 	s.Order = slices.Clone(s.Order)
 	if s.Notice != nil {
 		n := *s.Notice
@@ -143,7 +177,7 @@ func (s State) Validate() error {
 		return fmt.Errorf("queue: repeat %q", s.Repeat)
 	case s.PositionMS < 0:
 		return fmt.Errorf("queue: negative position")
-	case len(s.Acks) > engine.MaxSendersPerTerm:
+	case len(s.Acks) > engine.MaxSendersPerTerm || len(s.AckFrom) > engine.MaxSendersPerTerm:
 		return fmt.Errorf("queue: too many acks")
 	case s.Notice != nil && len(s.Notice.Text) > MaxNotice:
 		return fmt.Errorf("queue: notice too long")
@@ -183,6 +217,20 @@ type Control struct {
 	// Order is the play order of a restored queue (OpRestore), as
 	// State.Order.
 	Order []int `json:"order,omitempty"`
+	// Launch addresses a command to one process of its owner (the
+	// owner's State.Launch as the sender last heard it; 0: not known, or
+	// an older build): another process refuses it (Addressed, rule C5).
+	Launch uint64 `json:"launch,omitempty"`
+}
+
+// Addressed reports whether the owner's process of launch (its
+// State.Launch, 0 before its first heartbeat) may apply c: a control
+// addressed to another process of the owner was meant for one that is
+// gone, and its sender sends it again once it hears the new launch
+// (rule C5). The owner neither applies nor acknowledges it, so no control
+// is applied twice.
+func Addressed(c Control, launch uint64) bool {
+	return c.Launch == 0 || c.Launch == launch
 }
 
 // Control operations.
@@ -388,9 +436,9 @@ func (s *State) applyOp(c Control, pos int64) (Change, error) {
 		}
 		// Jumps only grows on a device: a handoff's state from another
 		// history must not repeat a count controllers saw already.
-		acks, term, jumps := s.Acks, s.Term, s.Jumps
+		acks, from, term, jumps := s.Acks, s.AckFrom, s.Term, s.Jumps
 		*s = st
-		s.Acks, s.Term, s.Notice, s.Closing = acks, term, nil, false
+		s.Acks, s.AckFrom, s.Term, s.Notice, s.Closing = acks, from, term, nil, false
 		s.Jumps = max(s.Jumps, jumps)
 		ch.Track = true
 	default:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The desktop benchmarks of the real binary (issues 18 and 20): runs
-# deskbench (internal/benchlib/deskbench) under Xvfb, on a private D-Bus
+# deskbench (tools/deskbench) under Xvfb, on a private D-Bus
 # session bus and with a PulseAudio null sink per device, in a private
 # HOME. It prints deskbench's report.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Launch and memory of the real window at a collector's scale (issue 17):
 # fills a data dir with 100,000 tracks (8,000 albums, 2,000 artists; no
-# files, no music folder: go run ./internal/seedlibrary), then starts
+# files, no music folder: go run ./tools/seedlibrary), then starts
 # furudesk on it under Xvfb several times (a warm database) and reports,
 # per launch, the time from process start to the window listing the
 # library (furudesk logs "library shown"), the resident memory once it
@@ -18,7 +18,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 GO=${GO:-go}
-(cd "$root" && $GO run ./internal/seedlibrary -data-dir "$work/data" -tracks "$tracks")
+(cd "$root" && $GO run ./tools/seedlibrary -data-dir "$work/data" -tracks "$tracks")
 
 cat >"$work/inner.sh" <<'INNER'
 set -euo pipefail

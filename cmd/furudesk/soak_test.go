@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -36,7 +37,9 @@ const soakOwnerTimeout = 3 * time.Second
 // was up (not killed, terminated or stopped lately), rewinds (a takeover
 // resuming more than 1.5 s before where the old owner was last shown, or
 // the owner's own position going back without a seek), and silences longer
-// than owner_timeout + 1 s outside the moments the users paused.
+// than owner_timeout + 1 s outside the moments the users paused, and lost
+// controls (a device's notice that the owner did not apply one of its
+// controls or that one was dropped: queue rules C2 to C6).
 //
 //	go test ./cmd/furudesk -run 'TestSoak$' -soak=20m -v -timeout 0
 func TestSoak(t *testing.T) {
@@ -64,7 +67,7 @@ func TestSoak(t *testing.T) {
 	waitFor(t, 20*time.Second, "A plays", func() bool { st := A.status(); return st.Rendering && st.Output.Playing })
 
 	s := &soak{t: t, c: c, running: map[*node]bool{}, downSince: map[*node]time.Time{}, upAt: map[*node]time.Time{},
-		heardPos: map[string]heard{}}
+		heardPos: map[string]heard{}, lost: map[string]string{}}
 	for _, n := range c.nodes {
 		s.running[n] = true
 	}
@@ -94,14 +97,17 @@ func TestSoak(t *testing.T) {
 	silence, at := s.longestSilence(start)
 	t.Logf("soak %v, seed %d: %d actions (%d kill -9, %d SIGTERM, %d SIGSTOP, %d transfers, %d control bursts); "+
 		"%d ownership changes (%d transfers, %d after the owner was lost), %d with a live owner; %d rewinds; "+
-		"longest silence outside pauses %v (at %v)",
+		"%d lost controls; longest silence outside pauses %v (at %v)",
 		time.Since(start).Round(time.Second), seed, s.actions, s.kills, s.terms, s.stops, s.transfers, s.bursts,
-		s.changes, s.byTransfer, s.byLoss, len(s.stolen), len(s.rewinds), silence.Round(10*time.Millisecond), at.Sub(start).Round(time.Second))
+		s.changes, s.byTransfer, s.byLoss, len(s.stolen), len(s.rewinds), len(s.lost), silence.Round(10*time.Millisecond), at.Sub(start).Round(time.Second))
 	for _, e := range s.stolen {
 		t.Errorf("ownership change with a live owner: %s", e)
 	}
 	for _, e := range s.rewinds {
 		t.Errorf("rewind: %s", e)
+	}
+	for _, e := range s.lost {
+		t.Errorf("lost control: %s", e)
 	}
 	if limit := soakOwnerTimeout + time.Second; silence > limit {
 		t.Errorf("silence of %v at %v (limit owner_timeout + 1 s = %v)", silence, at.Sub(start).Round(time.Second), limit)
@@ -131,6 +137,7 @@ type soak struct {
 
 	changes, byTransfer, byLoss int
 	stolen, rewinds             []string
+	lost                        map[string]string // lost-control notices by node, launch and id
 }
 
 type due struct {
@@ -307,6 +314,7 @@ func (s *soak) monitor(stop chan struct{}) {
 			s.classify(best.Claim, statuses, now)
 		}
 		for n, st := range statuses {
+			s.noteLost(n, st)
 			if n.id == string(s.owner.Owner) && st.Claim == s.owner && st.Rendering && st.Playing {
 				// The owner's own measured position (a device just woken
 				// may still show a stale one of its own).
@@ -321,6 +329,23 @@ func (s *soak) monitor(stop chan struct{}) {
 			}
 		}
 		s.mu.Unlock()
+	}
+}
+
+// noteLost records n's notices that a control of it was lost: the owner
+// did not apply it within queue.PendingHold (app's holdView) or it was
+// dropped after a second change of owner (app's resend). Notice ids count
+// per process: the key has the time n last came back.
+func (s *soak) noteLost(n *node, st app.Status) {
+	for _, no := range st.Notices {
+		if no.Level != "error" || !strings.Contains(no.Text, " did not apply ") && !strings.Contains(no.Text, "was dropped") {
+			continue
+		}
+		k := fmt.Sprintf("%s/%d/%d", n.name, s.upAt[n].UnixNano(), no.ID)
+		if _, ok := s.lost[k]; !ok {
+			s.lost[k] = fmt.Sprintf("%s at %s: %s", n.name, time.Now().Format("15:04:05.000"), no.Text)
+			s.t.Logf("%s lost control on %s: %s", time.Now().Format("15:04:05.000"), n.name, no.Text)
+		}
 	}
 }
 

@@ -337,7 +337,7 @@ ws.onclose = () => { if (window.result === undefined) window.result = "closed"; 
 }
 
 // TestWebPlayerLoadsALargeLibrary times the page of a device with 10,000
-// tracks (seeded, internal/seedlibrary): from the navigation to a page
+// tracks (seeded, tools/seedlibrary): from the navigation to a page
 // that shows the state and holds the whole library, and from a tap on
 // Tracks to its first rows. Figures in the log (a benchmark, not a bound).
 func TestWebPlayerLoadsALargeLibrary(t *testing.T) {
@@ -355,7 +355,7 @@ func TestWebPlayerLoadsALargeLibrary(t *testing.T) {
 		args = append(args, hub.args[i])
 	}
 	hub.args = append(args, "--web", webAddr)
-	if out, err := exec.Command("go", "run", "../../internal/seedlibrary", "-data-dir", hub.dir, "-tracks", "10000", "-albums", "800", "-artists", "200").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "run", "../../tools/seedlibrary", "-data-dir", hub.dir, "-tracks", "10000", "-albums", "800", "-artists", "200").CombinedOutput(); err != nil {
 		t.Fatalf("seedlibrary: %v\n%s", err, out)
 	}
 	hub.start()

@@ -7,18 +7,16 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/cputime"
+	"github.com/furudesk/furudesk/internal/simseed"
 )
 
 var (
-	flagSeed   = flag.Uint64("seed", 0, "run only this seed (0: run -seeds seeds)")
-	flagSeeds  = flag.Int("seeds", 0, "number of seeds to run (0: default, fewer under -race or -short)")
-	flagBase   = flag.Uint64("seedbase", 1, "first seed of a -seeds run")
+	seeds      = simseed.Register("default, fewer under -race or -short")
 	flagEvents = flag.Int("events", 2000, "fault-phase events per device")
 	flagDevs   = flag.Int("devices", 0, "devices per seed (0: 2-7 from the seed)")
 	flagTrace  = flag.Bool("simtrace", false, "print the event trace of -seed")
@@ -40,71 +38,53 @@ func replay(seed uint64) string {
 // failure prints the seed and the command that replays it.
 func TestSim(t *testing.T) {
 	opt := Options{EventsPerDevice: *flagEvents, Devices: *flagDevs}
-	if *flagSeed != 0 {
+	if seed := seeds.One(); seed != 0 {
 		if *flagTrace {
 			opt.Trace = func(s string) { t.Log(s) }
 		}
-		res, err := Run(*flagSeed, opt)
+		res, err := Run(seed, opt)
 		if err != nil {
-			t.Fatalf("%v\nreplay: %s", err, replay(*flagSeed))
+			t.Fatalf("%v\nreplay: %s", err, replay(seed))
 		}
-		t.Logf("seed %d: %+v", *flagSeed, res)
+		t.Logf("seed %d: %+v", seed, res)
 		return
 	}
-	n := *flagSeeds
-	if n == 0 {
-		n = 300
-		if RaceEnabled {
-			n = 30
-		}
-		if testing.Short() {
-			n = 20
-		}
+	def := 300
+	if RaceEnabled {
+		def = 30
+	}
+	if testing.Short() {
+		def = 20
 	}
 	var (
-		next     atomic.Uint64
-		events   atomic.Int64
-		failures atomic.Int64
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		total    Result
+		events int64
+		total  Result
 	)
-	next.Store(*flagBase)
-	last := *flagBase + uint64(n)
 	start, cpu0 := time.Now(), cpuTime()
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				seed := next.Add(1) - 1
-				if seed >= last || failures.Load() >= 5 {
-					return
-				}
-				res, err := Run(seed, opt)
-				events.Add(int64(res.Events))
-				mu.Lock()
-				total.Messages += res.Messages
-				total.Crashes += res.Crashes
-				total.PersistFailures += res.PersistFailures
-				total.ClaimsIssued += res.ClaimsIssued
-				total.Accepted += res.Accepted
-				total.LiveRounds = max(total.LiveRounds, res.LiveRounds)
-				mu.Unlock()
-				if err != nil {
-					failures.Add(1)
-					t.Errorf("%v\nreplay: %s", err, replay(seed))
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	n := simseed.Loop(t, seeds, seeds.Count(def), 0, func(seed uint64) (Result, error) { return Run(seed, opt) },
+		func(res Result) {
+			events += int64(res.Events)
+			total.Messages += res.Messages
+			total.Crashes += res.Crashes
+			total.PersistFailures += res.PersistFailures
+			total.ClaimsIssued += res.ClaimsIssued
+			total.Accepted += res.Accepted
+			total.LiveRounds = max(total.LiveRounds, res.LiveRounds)
+		}, replay)
 	el, cpu := time.Since(start), cpuTime()-cpu0
 	t.Logf("%d seeds, %d device events in %s (%s CPU): %.0f events/s wall, %.0f events per CPU-second",
-		n, events.Load(), el.Round(time.Millisecond), cpu.Round(time.Millisecond),
-		float64(events.Load())/el.Seconds(), float64(events.Load())/cpu.Seconds())
+		n, events, el.Round(time.Millisecond), cpu.Round(time.Millisecond),
+		float64(events)/el.Seconds(), float64(events)/cpu.Seconds())
 	t.Logf("totals: %d messages, %d crashes, %d failed checkpoint writes, %d claims issued, %d commands accepted; slowest liveness phase %d rounds",
 		total.Messages, total.Crashes, total.PersistFailures, total.ClaimsIssued, total.Accepted, total.LiveRounds)
+}
+
+// cpuTime is the process's user+system CPU time (0 where the system
+// cannot tell): throughput figures on a shared machine are honest only in
+// CPU seconds.
+func cpuTime() time.Duration {
+	d, _ := cputime.Process()
+	return d
 }
 
 // TestSimCalm runs calm seeds on every topology: no drops or partitions,
@@ -113,7 +93,7 @@ func TestSim(t *testing.T) {
 // up and reachable (checkFailover), and the liveness phase must end with
 // exactly one renderer.
 func TestSimCalm(t *testing.T) {
-	if *flagSeed != 0 {
+	if seed := seeds.One(); seed != 0 {
 		topo := Mesh
 		for _, tp := range Topologies() {
 			if tp.String() == *flagTopo {
@@ -124,25 +104,23 @@ func TestSimCalm(t *testing.T) {
 		if *flagTrace {
 			opt.Trace = func(s string) { t.Log(s) }
 		}
-		res, err := Run(*flagSeed, opt)
+		res, err := Run(seed, opt)
 		if err != nil {
-			t.Fatalf("%v\nreplay: %s", err, replayCalm(*flagSeed, topo))
+			t.Fatalf("%v\nreplay: %s", err, replayCalm(seed, topo))
 		}
-		t.Logf("seed %d %s: %+v", *flagSeed, topo, res)
+		t.Logf("seed %d %s: %+v", seed, topo, res)
 		return
 	}
-	n := *flagSeeds
-	if n == 0 {
-		n = 60
-		if RaceEnabled || testing.Short() {
-			n = 8
-		}
+	def := 60
+	if RaceEnabled || testing.Short() {
+		def = 8
 	}
+	n := seeds.Count(def)
 	for _, topo := range Topologies() {
 		t.Run(topo.String(), func(t *testing.T) {
 			t.Parallel()
 			var total Result
-			for seed := *flagBase; seed < *flagBase+uint64(n); seed++ {
+			for seed := seeds.Base(); seed < seeds.Base()+uint64(n); seed++ {
 				devs := *flagDevs
 				if devs == 0 {
 					devs = 3 + int(seed%5) // a line of 2 is a mesh

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/furudesk/furudesk/internal/simseed"
 	"github.com/furudesk/furudesk/playlists"
 )
 
 var (
-	flagSeed   = flag.Uint64("seed", 0, "run only this seed (0: run -seeds seeds)")
-	flagSeeds  = flag.Int("seeds", 0, "number of seeds to run (0: 300, 30 with -short)")
-	flagBase   = flag.Uint64("seedbase", 1, "first seed of a -seeds run")
+	seeds      = simseed.Register("300, 30 with -short")
 	flagEvents = flag.Int("events", 0, "events per seed before healing (0: 400)")
 	flagTrace  = flag.Bool("trace", false, "print the event trace of -seed")
 )
@@ -31,40 +30,31 @@ func replay(seed uint64) string {
 // prints the seed and the command that replays it.
 func TestSim(t *testing.T) {
 	opt := Options{Events: *flagEvents}
-	if *flagSeed != 0 {
+	if seed := seeds.One(); seed != 0 {
 		if *flagTrace {
 			opt.Trace = func(s string) { t.Log(s) }
 		}
-		res, err := Run(*flagSeed, opt)
-		if err != nil {
-			t.Fatalf("%v\nreplay: %s", err, replay(*flagSeed))
-		}
-		t.Logf("seed %d: %+v", *flagSeed, res)
-		return
-	}
-	n := *flagSeeds
-	if n == 0 {
-		n = 300
-		if testing.Short() {
-			n = 30
-		}
-	}
-	var total Result
-	failures := 0
-	for seed := *flagBase; seed < *flagBase+uint64(n) && failures < 5; seed++ {
 		res, err := Run(seed, opt)
 		if err != nil {
-			failures++
-			t.Errorf("%v\nreplay: %s", err, replay(seed))
-			continue
+			t.Fatalf("%v\nreplay: %s", err, replay(seed))
 		}
-		total.Ops += res.Ops
-		total.Duplicates += res.Duplicates
-		total.Restarts += res.Restarts
-		total.Forgotten += res.Forgotten
-		total.Playlists += res.Playlists
-		total.Entries += res.Entries
+		t.Logf("seed %d: %+v", seed, res)
+		return
 	}
+	def := 300
+	if testing.Short() {
+		def = 30
+	}
+	var total Result
+	n := simseed.Loop(t, seeds, seeds.Count(def), 0, func(seed uint64) (Result, error) { return Run(seed, opt) },
+		func(res Result) {
+			total.Ops += res.Ops
+			total.Duplicates += res.Duplicates
+			total.Restarts += res.Restarts
+			total.Forgotten += res.Forgotten
+			total.Playlists += res.Playlists
+			total.Entries += res.Entries
+		}, replay)
 	t.Logf("%d seeds: %d ops, %d applied twice, %d restarts, %d ops forgotten; healed into %d playlists with %d entries",
 		n, total.Ops, total.Duplicates, total.Restarts, total.Forgotten, total.Playlists, total.Entries)
 }

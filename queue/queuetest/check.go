@@ -11,7 +11,7 @@ import (
 // never steps back beyond MaxLead without a jump.
 func (s *sim) observe(d *device) {
 	o := d.e.Owner()
-	if o == "" || o == d.id || !d.adopted || d.pend.Len() > 0 {
+	if o == "" || o == d.id || !d.adopted || d.pend.Predicting() {
 		// A view of controls the owner has not confirmed is this
 		// device's prediction, not the owner's playback: the owner's
 		// answer replaces it.

@@ -1,6 +1,8 @@
 package queuetest
 
 import (
+	"slices"
+
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/queue"
 )
@@ -27,9 +29,27 @@ func (s *sim) snapshot(d *device, m msg) {
 		if m.from == d.heardFrom && hb < d.heardHB {
 			return
 		}
-		if !s.opt.Rules.NoRestarted {
-			d.pend.Heard(m.from, ps.Launch)
+		// The owner's snapshot says it applied d's commands from AckFrom
+		// to Acks (all of them up to Acks from an older build) addressed
+		// to its process.
+		for _, id := range d.pendID {
+			c := s.ctl[id]
+			last := c.stamp[len(c.stamp)-1]
+			if c.done == "" && queue.Acknowledges(ps, d.id, c.c, last) {
+				if !c.applied[last] {
+					s.fail("I3: control %d (%s from %s) is acknowledged by %s but was never applied", id, c.op, d.id, m.from)
+				}
+				c.done = "acked"
+				s.res.Acked++
+			}
 		}
+		d.pendID = slices.DeleteFunc(d.pendID, func(id int) bool { return s.ctl[id].done != "" })
+		predicted := d.pend.Predicting()
+		heardPS := ps
+		if s.opt.Rules.NoRestarted {
+			heardPS.Launch = 0
+		}
+		d.pend.Heard(m.from, heardPS, d.id)
 		shown := d.pos.Now(d.st, s.inputs(d))
 		heard := s.clk.now
 		if ps.Resuming && !s.opt.Rules.NoResuming {
@@ -46,19 +66,12 @@ func (s *sim) snapshot(d *device, m msg) {
 			d.closingFrom = ""
 		}
 		ps.Closing = false
-		for _, id := range d.pendID {
-			c := s.ctl[id]
-			last := c.stamp[len(c.stamp)-1]
-			if c.done == "" && last.Claim == ps.Term && ps.Acks[d.id] >= last.Sequence {
-				if !c.applied {
-					s.fail("I3: control %d (%s from %s) is acknowledged by %s but was never applied", id, c.op, d.id, m.from)
-				}
-				c.done = "acked"
-				s.res.Acked++
-			}
-		}
-		predicted := d.pend.Len() > 0
 		keep, dropped := d.pend.Hold(ps, d.id, s.clk.now)
+		if dropped != nil && !s.opt.AllowDrops {
+			// No owner here freezes or stays silent for PendingHold: a
+			// control it did not apply by then was lost, not late (I6).
+			s.fail("I6: %s dropped %d controls the owner %s did not acknowledge within %v", d.id, len(dropped), m.from, queue.PendingHold)
+		}
 		s.settlePending(d, dropped != nil, "dropped")
 		if keep {
 			return
@@ -81,7 +94,7 @@ func (s *sim) echo(d *device, m msg) {
 			return
 		}
 		ps := m.state.Clone()
-		ps.Acks, ps.Closing, ps.Notice = d.st.Acks, false, nil
+		ps.Acks, ps.AckFrom, ps.Closing, ps.Notice = d.st.Acks, d.st.AckFrom, false, nil
 		d.st = ps
 		d.pos.Reset(m.sent)
 		s.logf("%s resumes its published state at %d", d.id, ps.PositionMS)
@@ -110,8 +123,15 @@ func (s *sim) command(d *device, m msg) {
 		if d.e.Receive(m.from, m.stamp, m.handoff) != engine.Accepted {
 			return
 		}
+		if !queue.Addressed(m.c, d.launch) && !s.opt.Rules.NoAddress {
+			s.logf("%s refuses %s from %s addressed to its launch %d", d.id, m.c.Op, m.from, m.c.Launch)
+			return // meant for its process that is gone: sent again (C5)
+		}
 		if c, ok := s.ctl[m.id]; ok {
-			c.applied = true
+			c.applied[m.stamp] = true
+			if c.by[m.stamp.Claim]++; c.by[m.stamp.Claim] > 1 {
+				s.fail("I3: control %d (%s from %s) applied twice by %s in term %v", m.id, c.op, m.from, d.id, m.stamp.Claim)
+			}
 		}
 		s.anchor(d)
 		c := m.c
@@ -162,12 +182,9 @@ func (s *sim) checkHandoff(d *device, m msg, start int64) {
 }
 
 func (s *sim) ack(d *device, m msg, tx *txn) {
-	if d.st.Acks == nil || d.st.Term != m.stamp.Claim {
-		d.st.Acks = map[engine.DeviceID]uint64{}
-		d.st.Term = m.stamp.Claim
-	}
-	if len(d.st.Acks) < engine.MaxSendersPerTerm || d.st.Acks[m.from] != 0 {
-		d.st.Acks[m.from] = m.stamp.Sequence
+	d.st.Ack(m.from, m.stamp)
+	if s.opt.Rules.NoAckFrom {
+		d.st.AckFrom = nil
 	}
 	tx.publish = true
 }
@@ -179,20 +196,36 @@ func abs(x int64) int64 {
 	return x
 }
 
-// retarget is the app's retargetPending (C3).
+// retarget is the app's retargetPending (C3, C5, C6).
 func (s *sim) retarget(d *device) {
 	if d.pend.Len() == 0 {
 		return
 	}
 	owner := d.e.Owner()
+	if again := d.pend.Again(); len(again) > 0 {
+		// The same owner's process will not receive these (C5, C6).
+		ids := make([]int, len(again))
+		for i, a := range again {
+			ids[i] = -1
+			for _, id := range d.pendID {
+				if c := s.ctl[id]; c.stamp[len(c.stamp)-1] == a.Stamp {
+					ids[i] = id
+				}
+			}
+			if ids[i] < 0 {
+				s.fail("retarget: control stamped %v sent again is not pending", a.Stamp)
+				return
+			}
+		}
+		d.pendID = slices.DeleteFunc(d.pendID, func(id int) bool { return slices.Contains(ids, id) })
+		s.logf("%s sends %d controls again to %s (restarted or lost)", d.id, len(again), owner)
+		s.sendAgain(d, owner, again, ids)
+		return
+	}
 	ids := d.pendID
 	var again, dropped []queue.Control
 	if !s.opt.Rules.NoRetarget {
 		again, dropped = d.pend.Retarget(owner, d.id, d.e.Claim())
-	}
-	restarted := d.pend.TakeRestart()
-	if restarted {
-		again, dropped = d.pend.Restarted(), nil
 	}
 	if d.pend.Len() != 0 {
 		return // nothing changed
@@ -206,7 +239,7 @@ func (s *sim) retarget(d *device) {
 			if c.done == "" {
 				c.done = "taken over"
 			}
-		case len(c.stamp) > 1 && !restarted:
+		case len(c.stamp) > 1:
 			if c.done == "" {
 				c.done = "dropped"
 				s.res.Dropped++
@@ -216,16 +249,28 @@ func (s *sim) retarget(d *device) {
 			againIDs = append(againIDs, id)
 		}
 	}
-	if len(againIDs) != len(again) || len(dropped) != len(ids)-len(again) && owner != d.id && !restarted {
+	if len(againIDs) != len(again) || len(dropped) != len(ids)-len(again) && owner != d.id {
 		s.fail("retarget: %d controls again and %d dropped of %d", len(again), len(dropped), len(ids))
 		return
 	}
 	s.logf("%s sends %d controls again to %s, %d dropped", d.id, len(again), owner, len(dropped))
+	sent := make([]queue.Sent, len(again))
+	for i, c := range again {
+		sent[i].Control = c
+	}
+	s.sendAgain(d, owner, sent, againIDs)
+}
+
+// sendAgain stamps controls anew, shows their effect again and sends
+// them to owner (app's resend).
+func (s *sim) sendAgain(d *device, owner engine.DeviceID, again []queue.Sent, ids []int) {
 	if len(again) == 0 {
 		return
 	}
 	s.transition(d, func(tx *txn) {
-		for i, c := range again {
+		for i, a := range again {
+			c := a.Control
+			d.pend.Address(&c, owner)
 			stamp, err := d.e.Stamp()
 			if err != nil {
 				return
@@ -234,8 +279,8 @@ func (s *sim) retarget(d *device) {
 			_, _ = d.st.Apply(c, d.st.PositionMS)
 			d.pos.Moved(s.clk.now)
 			d.pend.Remember(c, stamp, s.clk.now, true)
-			id := againIDs[i]
-			s.ctl[id].stamp = append(s.ctl[id].stamp, stamp)
+			id := ids[i]
+			s.ctl[id].stamp, s.ctl[id].c = append(s.ctl[id].stamp, stamp), c
 			d.pendID = append(d.pendID, id)
 			tx.sends = append(tx.sends, msg{kind: command, from: d.id, to: owner, sent: s.clk.now, stamp: stamp, c: c, id: id})
 		}

@@ -13,9 +13,16 @@
 //	   control asked);
 //	I3 no control is lost: each one a device sent is acknowledged by an
 //	   owner's snapshot, shown by the device that took over, or dropped
-//	   with a notice (unless its sender crashed before);
+//	   with a notice (unless its sender crashed before); an owner's
+//	   snapshot acknowledges only controls it applied, and no owner
+//	   applies one control twice in a term;
 //	I4 after the topology settles every device shows the owner's queue
-//	   and index, and exactly one device renders.
+//	   and index, and exactly one device renders;
+//	I5 an output that starts other than by a control skips no music;
+//	I6 no control is dropped for want of an acknowledgement: no owner
+//	   here freezes longer than queue.PendingHold, so one it did not
+//	   apply by then was lost to a process that will not receive it,
+//	   and should have been sent again (queue rules C5, C6).
 //
 // The devices model the app's actor as far as these rules need: every
 // transition persists, then publishes, then reaches the output, so a
@@ -40,6 +47,8 @@ type Options struct {
 	Trace   func(string)  // nil: no trace
 	Rules   RuleSet       // rules left out, to check that a seed fails without each
 	Step    time.Duration // 0: 50 ms
+	// AllowDrops lets controls be dropped for want of an ack (I6 off).
+	AllowDrops bool
 }
 
 // RuleSet names rules a run leaves out (all false: every rule holds).
@@ -51,8 +60,10 @@ type RuleSet struct {
 	NoHeldView     bool // C2: a snapshot that does not show our controls confirms our view
 	NoOwnerClaim   bool // S1: a snapshot published before its sender owned the output is adopted
 	NoLoad         bool // P7: a state loaded at launch is extrapolated at once
-	NoRestarted    bool // C5: controls sent before the owner restarted are not sent again
+	NoRestarted    bool // C5: controllers do not note the owner's launch (nor address controls to it)
+	NoAddress      bool // C5: an owner applies a control addressed to another of its launches
 	NoSeekID       bool // S2: a seek does not name its track
+	NoAckFrom      bool // C6: acks are a high-water mark alone
 }
 
 // Result counts what a run did.
@@ -190,11 +201,15 @@ type entryKey struct {
 }
 
 type ctlRec struct {
-	from    engine.DeviceID
-	op      string
-	applied bool   // an owner applied one of its copies
+	from engine.DeviceID
+	op   string
+	// applied: the copies (stamps) an owner applied; by: how many
+	// copies each owner applied in a term (I3: never twice).
+	applied map[engine.CommandStamp]bool
+	by      map[engine.Claim]int
 	done    string // "": open; "acked", "taken over", "dropped", "sender died"
 	stamp   []engine.CommandStamp
+	c       queue.Control // as last sent (its address)
 }
 
 // Run simulates seed.
@@ -296,6 +311,7 @@ func (s *sim) boot(d *device, first bool) {
 	} else {
 		d.e, err = engine.Restore(d.cp, "g", cfg(), s.clk)
 		d.st = d.saved.Clone()
+		d.st.ResetAcks() // acks are the process's, as the app's storage keeps none
 	}
 	if err != nil {
 		s.fail("boot %s: %v", d.id, err)
@@ -568,8 +584,10 @@ func (s *sim) plan(d *device, tx *txn) func() {
 		default:
 			d.pos.TakeOver(&d.st, s.clk.now, heartbeat, tx.ownerLive)
 		}
+		if d.st.Term != d.e.Claim() {
+			d.st.ResetAcks() // what it applied under its claim stays acked (C6)
+		}
 		d.st.Term = d.e.Claim()
-		clear(d.st.Acks)
 		tx.publish = true
 	}
 	ch := tx.ch
@@ -773,9 +791,11 @@ func (s *sim) control(d *device) {
 		if err != nil {
 			return
 		}
+		d.pend.Address(&c, owner)
 		id := s.nextCtl
 		s.nextCtl++
-		s.ctl[id] = &ctlRec{from: d.id, op: c.Op, stamp: []engine.CommandStamp{stamp}}
+		s.ctl[id] = &ctlRec{from: d.id, op: c.Op, stamp: []engine.CommandStamp{stamp}, c: c,
+			applied: map[engine.CommandStamp]bool{}, by: map[engine.Claim]int{}}
 		d.pend.Remember(c, stamp, s.clk.now, false)
 		d.pendID = append(d.pendID, id)
 		tx.sends = append(tx.sends, msg{kind: command, from: d.id, to: owner, sent: s.clk.now, stamp: stamp, c: c, id: id})
@@ -800,7 +820,7 @@ func (s *sim) transfer(d *device, to engine.DeviceID) {
 			return
 		}
 		st := d.st.Clone()
-		st.Acks = nil
+		st.Acks, st.AckFrom = nil, nil
 		m := msg{kind: command, from: d.id, to: to, sent: s.clk.now, stamp: stamp,
 			handoff: true, c: queue.Control{Op: queue.OpHandoff, State: &st, Exact: d.rendering && d.out.on}, id: -1}
 		if d.rendering && d.out.on && d.out.playing {

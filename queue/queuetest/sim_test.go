@@ -3,17 +3,14 @@ package queuetest
 import (
 	"flag"
 	"fmt"
-	"runtime"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/furudesk/furudesk/internal/simseed"
 )
 
 var (
-	flagSeed   = flag.Uint64("seed", 0, "run only this seed (0: run -seeds seeds)")
-	flagSeeds  = flag.Int("seeds", 0, "number of seeds to run (0: 300, 30 with -short)")
-	flagBase   = flag.Uint64("seedbase", 1, "first seed of a -seeds run")
+	seeds      = simseed.Register("300, 30 with -short")
 	flagEvents = flag.Int("events", 0, "fault-phase events per seed (0: 60)")
 	flagDevs   = flag.Int("devices", 0, "devices per seed (0: 2-4 from the seed)")
 	flagTrace  = flag.Bool("simtrace", false, "print the last events of a failing -seed")
@@ -34,61 +31,33 @@ func replay(seed uint64) string {
 // prints the seed and the command that replays it.
 func TestSim(t *testing.T) {
 	opt := Options{Events: *flagEvents, Devices: *flagDevs}
-	if *flagSeed != 0 {
+	if seed := seeds.One(); seed != 0 {
 		if *flagTrace {
 			opt.Trace = func(s string) { t.Log(s) }
 		}
-		res, err := Run(*flagSeed, opt)
+		res, err := Run(seed, opt)
 		if err != nil {
-			t.Fatalf("%v\nreplay: %s", err, replay(*flagSeed))
+			t.Fatalf("%v\nreplay: %s", err, replay(seed))
 		}
-		t.Logf("seed %d: %+v", *flagSeed, res)
+		t.Logf("seed %d: %+v", seed, res)
 		return
 	}
-	n := *flagSeeds
-	if n == 0 {
-		n = 300
-		if testing.Short() {
-			n = 30
-		}
+	def := 300
+	if testing.Short() {
+		def = 30
 	}
-	var (
-		next     atomic.Uint64
-		failures atomic.Int64
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		total    Result
-	)
-	next.Store(*flagBase)
-	last := *flagBase + uint64(n)
+	var total Result
 	start := time.Now()
-	for range runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				seed := next.Add(1) - 1
-				if seed >= last || failures.Load() >= 5 {
-					return
-				}
-				res, err := Run(seed, opt)
-				mu.Lock()
-				total.Steps += res.Steps
-				total.Controls += res.Controls
-				total.Transfers += res.Transfers
-				total.Kills += res.Kills
-				total.Freezes += res.Freezes
-				total.Acked += res.Acked
-				total.Dropped += res.Dropped
-				mu.Unlock()
-				if err != nil {
-					failures.Add(1)
-					t.Errorf("%v\nreplay: %s", err, replay(seed))
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	n := simseed.Loop(t, seeds, seeds.Count(def), 0, func(seed uint64) (Result, error) { return Run(seed, opt) },
+		func(res Result) {
+			total.Steps += res.Steps
+			total.Controls += res.Controls
+			total.Transfers += res.Transfers
+			total.Kills += res.Kills
+			total.Freezes += res.Freezes
+			total.Acked += res.Acked
+			total.Dropped += res.Dropped
+		}, replay)
 	t.Logf("%d seeds in %s: %+v", n, time.Since(start).Round(time.Millisecond), total)
 }
 
@@ -103,9 +72,11 @@ func TestSimNeedsEveryRule(t *testing.T) {
 		{"P1 output behind", RuleSet{NoOutputBehind: true}, 0},
 		{"P5 takeover", RuleSet{NoHeardAt: true}, 0},
 		{"P3 resuming", RuleSet{NoResuming: true}, 0},
-		{"C2 held view", RuleSet{NoHeldView: true}, 0},
+		{"C2 held view", RuleSet{NoHeldView: true}, 34749},
 		{"P7 loaded", RuleSet{NoLoad: true}, 6025},
-		{"C5 owner restarted", RuleSet{NoRestarted: true}, 12482},
+		{"C5 owner restarted", RuleSet{NoRestarted: true}, 436},
+		{"C6 acks from the owner's process", RuleSet{NoAckFrom: true}, 78659},
+		{"C5 addressed to a launch", RuleSet{NoAddress: true}, 87},
 		{"S2 seek names its track", RuleSet{NoSeekID: true}, 12511},
 		{"C3 retarget", RuleSet{NoRetarget: true}, 0},
 		{"S1 owner's claim", RuleSet{NoOwnerClaim: true}, 0},

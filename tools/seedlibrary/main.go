@@ -2,7 +2,7 @@
 // tracks, for measuring the window at a collector's scale (issue 17:
 // 100,000 tracks, 8,000 albums, 2,000 artists) without 100,000 files:
 //
-//	go run ./internal/seedlibrary -data-dir DIR -tracks 100000
+//	go run ./tools/seedlibrary -data-dir DIR -tracks 100000
 //
 // The tracks name files that do not exist, and the data dir gets no music
 // folder, so no scan removes them; the player lists and sorts them (it

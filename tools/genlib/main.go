@@ -1,6 +1,6 @@
 // Command genlib writes a benchmark music collection (package benchlib):
 //
-//	go run ./internal/benchlib/genlib -n 10000 DIR
+//	go run ./tools/genlib -n 10000 DIR
 //
 // It prints the collection's shape as one line of JSON.
 package main
