@@ -49,6 +49,13 @@ type BrowserOutput struct {
 	posAt   time.Time // when it was reported
 	playing bool
 	avail   bool
+
+	// The decoding for browsers that cannot play a track (decoded.go).
+	openPCM         pcmOpener
+	decodes         chan struct{} // maxDecodes slots
+	decodeErrors    uint64
+	lastDecodeError string
+	decodeErrorOf   uint64 // the track seq whose decode error was reported
 }
 
 var (
@@ -68,7 +75,8 @@ func NewBrowserOutput(store ReservedStore, log *slog.Logger, now func() time.Tim
 	if now == nil {
 		now = time.Now
 	}
-	return &BrowserOutput{store: store, log: log, now: now, gw: gateway.Restore(r), events: make(chan audio.Event, 256), volume: 100}, nil
+	return &BrowserOutput{store: store, log: log, now: now, gw: gateway.Restore(r), events: make(chan audio.Event, 256), volume: 100,
+		openPCM: openDecoded, decodes: make(chan struct{}, maxDecodes)}, nil
 }
 
 // Relays says the app must feed only this output's reports to the engine.
@@ -84,6 +92,7 @@ type outMsg struct {
 	Content string `json:"content,omitempty"`
 	Track   uint64 `json:"track,omitempty"`
 	URL     string `json:"url,omitempty"`
+	Dec     string `json:"dec,omitempty"` // the hub's decoding of it, for a browser that cannot play mime
 	Mime    string `json:"mime,omitempty"`
 	MS      int64  `json:"ms,omitempty"`
 	Paused  bool   `json:"paused,omitempty"`
@@ -109,7 +118,7 @@ func (o *BrowserOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	o.cur, o.curSrc, o.paused = audio.Track{ID: src.ID, Seq: o.seq}, src, false
 	o.pos, o.posAt, o.playing = at.Milliseconds(), o.now(), false
 	o.lastCmd = o.tell(outMsg{Cmd: "play", Content: src.ID, Track: o.seq, URL: "/media/" + src.ID + fmt.Sprintf("?t=%d", o.seq),
-		Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name})
+		Dec: decURL(src.ID, o.seq), Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name})
 	return o.cur
 }
 
@@ -143,7 +152,7 @@ func (o *BrowserOutput) resend(cmd string) []byte {
 		return nil
 	}
 	return o.tell(outMsg{Cmd: cmd, Content: o.cur.ID, Track: o.cur.Seq, URL: "/media/" + o.cur.ID + fmt.Sprintf("?t=%d", o.cur.Seq),
-		Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name})
+		Dec: decURL(o.cur.ID, o.cur.Seq), Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name})
 }
 
 // Stop silences the page: the hub lost the claim or the queue ended.
@@ -230,6 +239,10 @@ type OutputInfo struct {
 	IgnoredNotSelected uint64 `json:"ignored_not_selected"`
 	IgnoredRevoked     uint64 `json:"ignored_revoked"`
 	IgnoredStale       uint64 `json:"ignored_stale"`
+	// DecodeErrors counts the decodings for a browser that failed,
+	// LastDecodeError says why the last one did.
+	DecodeErrors    uint64 `json:"decode_errors"`
+	LastDecodeError string `json:"last_decode_error,omitempty"`
 }
 
 // Info is what `ctl web info` shows of the output.
@@ -239,7 +252,8 @@ func (o *BrowserOutput) Info() OutputInfo {
 	st := o.gw.Stats()
 	in := OutputInfo{Present: o.gw.Present(), Reports: st.Reports, LastSource: o.gw.Last().Source, Reserved: o.gw.Reserved(),
 		Startups: st.Startups, IgnoredMalformed: st.Ignored[gateway.Malformed], IgnoredNotSelected: st.Ignored[gateway.NotSelected],
-		IgnoredRevoked: st.Ignored[gateway.Revoked], IgnoredStale: st.Ignored[gateway.Stale]}
+		IgnoredRevoked: st.Ignored[gateway.Revoked], IgnoredStale: st.Ignored[gateway.Stale],
+		DecodeErrors: o.decodeErrors, LastDecodeError: o.lastDecodeError}
 	if p, ok := o.gw.Selected(); ok {
 		in.Browser = p.Browser
 	}
@@ -422,6 +436,10 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
 	src, ok := s.opts.Output.Source(id)
 	if !ok {
 		http.Error(w, "This track is not playing here.", http.StatusNotFound)
+		return
+	}
+	if r.URL.Query().Get("as") == "wav" {
+		s.serveDecoded(w, r, src)
 		return
 	}
 	var f io.ReadSeekCloser

@@ -24,7 +24,7 @@ function outEl() {
   el.addEventListener("ended", () => outReport("ended"));
   el.addEventListener("waiting", () => outReport("stalled"));
   el.addEventListener("stalled", () => { if (!el.paused && el.readyState < 3) outReport("stalled"); });
-  el.addEventListener("error", () => { if (outp.track) outReport("error", el.error ? "The browser cannot play this track (" + (el.error.message || "code " + el.error.code) + ")." : ""); });
+  el.addEventListener("error", () => { if (outp.track && !outFallback(el)) outReport("error", el.error ? "The browser cannot play this track (" + (el.error.message || "code " + el.error.code) + ")." : ""); });
   return el;
 }
 
@@ -62,8 +62,10 @@ function outTap(show) {
 }
 
 function outPlay() {
-  const el = outEl();
+  const el = outEl(), src = el.src;
+  outp.wantPlay = true;
   el.play().then(() => outTap(false)).catch((e) => {
+    if (el.src !== src) return; // refused for a source given up since (outFallback)
     if (e && e.name === "NotAllowedError") { outTap(true); outReport("blocked"); }
     else if (e && e.name !== "AbortError") outReport("error", "The browser cannot play this track: " + e.message);
   });
@@ -80,16 +82,17 @@ function outCmd(m) {
       const fresh = m.track !== outp.track;
       if (fresh) {
         outp.track = m.track; outp.content = m.content; outp.started = false;
-        if (m.mime && el.canPlayType(m.mime) === "") {
-          outReport("error", "This browser cannot play " + m.mime + ".");
+        const url = outPick(el, m);
+        if (!url) {
+          outReport("error", "This browser cannot play " + (m.mime || "this format") + ".");
           toast("This browser cannot play this track's format.");
           return;
         }
-        el.src = m.url;
+        el.src = url;
         el.currentTime = (m.ms || 0) / 1000;
         outMeta(m);
       }
-      if (m.cmd === "pause" || m.paused) { el.pause(); outTap(false); } else outPlay();
+      if (m.cmd === "pause" || m.paused) { outp.wantPlay = false; el.pause(); outTap(false); } else outPlay();
       break;
     }
     case "seek":
@@ -101,6 +104,30 @@ function outCmd(m) {
       outReport("paused");
       break;
   }
+}
+
+// outPick is the address the element loads for play command m: the
+// original file when the browser says it may play its type, else the hub's
+// decoding of it (a WAV of PCM, which seeks anywhere). "" when neither.
+function outPick(el, m) {
+  outp.decoded = false; outp.dec = m.dec || ""; outp.pickMS = m.ms || 0;
+  if (m.mime && el.canPlayType(m.mime) !== "") return m.url;
+  outp.decoded = true;
+  return m.dec || "";
+}
+
+// outFallback: the element refused the original file (canPlayType said
+// "maybe", as for an MP4 that holds ALAC): load the hub's decoding at the
+// same place instead of reporting an error. False when there is none.
+function outFallback(el) {
+  const code = el.error && el.error.code;
+  if (outp.decoded || !outp.dec || (code !== 3 && code !== 4)) return false;
+  const at = el.currentTime > 0 ? el.currentTime : outp.pickMS / 1000, play = outp.wantPlay;
+  outp.decoded = true;
+  el.src = outp.dec;
+  el.currentTime = at;
+  if (play) outPlay();
+  return true;
 }
 
 function outMeta(m) {
