@@ -49,6 +49,8 @@ type BrowserOutput struct {
 	posAt   time.Time // when it was reported
 	playing bool
 	avail   bool
+	next    audio.Track  // prepared by PrepareNext (gapless.go)
+	nextSrc audio.Source // its source
 
 	// The decoding for browsers that cannot play a track (decoded.go).
 	openPCM         pcmOpener
@@ -116,18 +118,12 @@ func (o *BrowserOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	defer o.mu.Unlock()
 	o.seq++
 	o.cur, o.curSrc, o.paused = audio.Track{ID: src.ID, Seq: o.seq}, src, false
+	o.next, o.nextSrc = audio.Track{}, audio.Source{} // the page drops its prepared one with a play
 	o.pos, o.posAt, o.playing = at.Milliseconds(), o.now(), false
 	o.lastCmd = o.tell(outMsg{Cmd: "play", Content: src.ID, Track: o.seq, URL: "/media/" + src.ID + fmt.Sprintf("?t=%d", o.seq),
 		Dec: decURL(src.ID, o.seq), Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name})
 	return o.cur
 }
-
-// PrepareNext prepares nothing (no gapless in the browser yet): the app
-// plays the next track when this one finishes.
-func (o *BrowserOutput) PrepareNext(audio.Source) audio.Track { return audio.Track{} }
-
-// ClearNext has nothing to clear.
-func (o *BrowserOutput) ClearNext() {}
 
 // Pause tells the page to pause.
 func (o *BrowserOutput) Pause() {
@@ -161,6 +157,7 @@ func (o *BrowserOutput) Stop() {
 	defer o.mu.Unlock()
 	o.tell(outMsg{Cmd: "stop"})
 	o.cur, o.curSrc, o.lastCmd, o.playing = audio.Track{}, audio.Source{}, nil, false
+	o.next, o.nextSrc = audio.Track{}, audio.Source{}
 }
 
 // Seek tells the page to seek.
@@ -213,10 +210,13 @@ func (o *BrowserOutput) posNowLocked() time.Duration {
 func (o *BrowserOutput) Source(id string) (audio.Source, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.cur.Seq == 0 || o.cur.ID != id {
-		return audio.Source{}, false
+	switch {
+	case o.cur.Seq != 0 && o.cur.ID == id:
+		return o.curSrc, true
+	case o.next.Seq != 0 && o.next.ID == id:
+		return o.nextSrc, true // the page loads it ahead
 	}
-	return o.curSrc, true
+	return audio.Source{}, false
 }
 
 // Stats are the gateway's counters.
@@ -308,6 +308,9 @@ func (o *BrowserOutput) report(in gateway.In, track uint64, errText string) erro
 	}
 	evs := []audio.Event{audio.Relayed{Source: r.Source, Available: r.Output.Available, Playing: r.Output.Playing}}
 	o.avail, o.playing = r.Output.Available, r.Output.Playing
+	if track != 0 && track == o.next.Seq && (r.Kind == gateway.Started || r.Kind == gateway.Playing) {
+		o.promoteNextLocked() // the page ran into the prepared track
+	}
 	if track != 0 && track == o.cur.Seq {
 		o.pos, o.posAt = r.PosMS, o.now()
 		switch r.Kind {

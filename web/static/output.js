@@ -80,7 +80,10 @@ function outCmd(m) {
   switch (m.cmd) {
     case "play": case "pause": case "resume": {
       const fresh = m.track !== outp.track;
-      if (fresh) {
+      if (fresh && outp.spare && outp.spare.m.track === m.track && outAdvance()) {
+        // the prepared track, already begun or now begun
+      } else if (fresh) {
+        outDropSpare();
         outp.track = m.track; outp.content = m.content; outp.started = false;
         const url = outPick(el, m);
         if (!url) {
@@ -98,7 +101,10 @@ function outCmd(m) {
     case "seek":
       if (m.track === outp.track) el.currentTime = (m.ms || 0) / 1000;
       break;
+    case "next": outPrepare(m); break;
+    case "clearnext": outDropSpare(); break;
     case "stop":
+      outDropSpare();
       outp.track = 0; outp.content = ""; outTap(false);
       el.pause(); el.removeAttribute("src"); el.load();
       outReport("paused");
@@ -120,6 +126,7 @@ function outPick(el, m) {
 // "maybe", as for an MP4 that holds ALAC): load the hub's decoding at the
 // same place instead of reporting an error. False when there is none.
 function outFallback(el) {
+  if (el !== outp.el) return true; // the spare: outAdvance sees its error
   const code = el.error && el.error.code;
   if (outp.decoded || !outp.dec || (code !== 3 && code !== 4)) return false;
   const at = el.currentTime > 0 ? el.currentTime : outp.pickMS / 1000, play = outp.wantPlay;
@@ -127,6 +134,70 @@ function outFallback(el) {
   el.src = outp.dec;
   el.currentTime = at;
   if (play) outPlay();
+  return true;
+}
+
+// Gapless: the hub's "next" is loaded ahead in a second element (the
+// spare), wired like the first; when the current element ends the spare
+// starts at once and becomes the output's element.
+outp.spare = null; // {el, m, url, decoded}
+
+function outPrepare(m) {
+  outDropSpare();
+  const cur = outp.el; outp.el = null;
+  const el = outEl(); // a new element with the output's listeners
+  outp.el = cur;
+  const keep = [outp.decoded, outp.dec, outp.pickMS];
+  const url = outPick(el, Object.assign({}, m, { ms: 0 }));
+  outp.spare = { el, m, url, decoded: outp.decoded };
+  [outp.decoded, outp.dec, outp.pickMS] = keep;
+  if (!url) return;
+  el.volume = cur ? cur.volume : el.volume;
+  el.src = url; el.load();
+  for (const e of [cur, el]) {
+    if (e && !e.gapless) {
+      e.gapless = true;
+      e.addEventListener("ended", () => { if (e === outp.el) outAdvance(); });
+      e.addEventListener("timeupdate", () => { if (e === outp.el) outEarly(e); });
+    }
+  }
+}
+
+// outLead is how long before the current element's end the spare is
+// started: a started element is heard that much later (measured on the
+// recorded sink, see TestWebHubPlaysTheNextTrackWithoutAGap).
+outp.lead = 0.09;
+
+// outEarly starts the spare outp.lead before el ends, so that its first
+// sound follows el's last; outAdvance then makes it the output's element.
+function outEarly(el) {
+  const s = outp.spare, left = el.duration - el.currentTime;
+  if (!s || !s.url || s.early || el.paused || !(left < 0.35) || s.el.readyState < 3) return;
+  s.early = true;
+  setTimeout(() => { if (outp.spare === s && !outp.el.paused) s.el.play().catch(() => {}); }, Math.max(0, (left - outp.lead) * 1000));
+}
+
+function outDropSpare() {
+  const s = outp.spare; outp.spare = null;
+  if (s) { s.el.removeAttribute("src"); s.el.load(); }
+}
+
+// outAdvance makes the spare the output's element and starts it; false
+// when there is none to start.
+function outAdvance() {
+  const s = outp.spare;
+  if (!s || !s.url || (s.el.error && s.decoded)) return false;
+  outp.spare = null;
+  const old = outp.el;
+  outp.el = s.el;
+  outp.track = s.m.track; outp.content = s.m.content; outp.started = false;
+  outp.decoded = s.decoded; outp.dec = s.m.dec || ""; outp.pickMS = 0;
+  if (old) s.el.volume = old.volume;
+  if (s.el.error) { outFallback(s.el); }
+  else if (!s.el.paused) { outp.started = true; outp.startedAt = s.el.currentTime; outp.wantPlay = true; outReport("started"); } // begun by outEarly
+  else outPlay();
+  outMeta(s.m);
+  if (old) { old.removeAttribute("src"); old.load(); }
   return true;
 }
 
