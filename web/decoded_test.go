@@ -166,7 +166,7 @@ func TestDecodeErrorsAreClearAndTheHubServesOn(t *testing.T) {
 	if resp.StatusCode != http.StatusUnsupportedMediaType || !strings.Contains(string(body), "cannot be decoded") {
 		t.Fatalf("an undecodable track: %d %q", resp.StatusCode, body)
 	}
-	ev := <-out.Events()
+	ev := event(t, out)
 	if de, ok := ev.(audio.DecodeError); !ok || de.Track.ID != "b3:aa" || !errors.Is(de.Err, fail) {
 		t.Fatalf("the app was told %#v", ev)
 	}
