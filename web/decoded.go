@@ -141,13 +141,7 @@ func (s *Server) serveDecoded(w http.ResponseWriter, r *http.Request, src audio.
 		return
 	}
 	defer out.decodeDone()
-	var f io.ReadSeekCloser
-	var err error
-	if src.Open != nil {
-		f, err = src.Open()
-	} else {
-		f, err = os.Open(src.Path)
-	}
+	f, err := openSource(src)
 	if err != nil {
 		s.log.Warn("web: media", "id", src.ID, "error", err)
 		http.Error(w, "The file of this track cannot be read.", http.StatusNotFound)
@@ -303,3 +297,11 @@ func (o *BrowserOutput) decodeFailed(id string, err error, midStream bool) {
 
 // decURL is the address of content id decoded, for track seq.
 func decURL(id string, seq uint64) string { return fmt.Sprintf("/media/%s?as=wav&t=%d", id, seq) }
+
+// openSource opens src's bytes: its Open when set, else its file.
+func openSource(src audio.Source) (io.ReadSeekCloser, error) {
+	if src.Open != nil {
+		return src.Open()
+	}
+	return os.Open(src.Path)
+}

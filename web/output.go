@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -445,13 +444,7 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
 		s.serveDecoded(w, r, src)
 		return
 	}
-	var f io.ReadSeekCloser
-	var err error
-	if src.Open != nil {
-		f, err = src.Open()
-	} else {
-		f, err = os.Open(src.Path)
-	}
+	f, err := openSource(src)
 	if err != nil {
 		s.log.Warn("web: media", "id", id, "error", err)
 		http.Error(w, "The file of this track cannot be read.", http.StatusNotFound)

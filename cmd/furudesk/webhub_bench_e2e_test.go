@@ -95,12 +95,7 @@ func TestWebHubBenchGap(t *testing.T) {
 	hub := c.nodes[0]
 	writeTone(t, filepath.Join(hub.music, "track0.wav"), 441, 3)
 	writeTone(t, filepath.Join(hub.music, "track1.wav"), 882, 4)
-	webAddr := freePort(t)
-	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
-	hub.start()
-	ids := hubTracks(t, hub, 2)
-	b := newAudioBrowser(t, c.pa, hub.sink, true)
-	pairPage(t, b, hub, "http://"+webAddr+"/")
+	ids, b := startHubPage(t, c, hub)
 	var gaps []time.Duration
 	for i := range runs {
 		_, gap := playTwoInBrowser(t, hub, b, ids["track0.wav"], ids["track1.wav"], 882)

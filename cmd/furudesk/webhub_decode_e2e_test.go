@@ -59,12 +59,7 @@ func TestWebHubDecodesWhatTheBrowserCannotPlay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	webAddr := freePort(t)
-	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
-	hub.start()
-	ids := hubTracks(t, hub, 2)
-	b := newAudioBrowser(t, c.pa, hub.sink, true)
-	pairPage(t, b, hub, "http://"+webAddr+"/")
+	ids, b := startHubPage(t, c, hub)
 	t.Logf(`canPlayType: wavpack %q, mp4 %q`, eval[string](b, `new Audio().canPlayType("audio/x-wavpack")`), eval[string](b, `new Audio().canPlayType("audio/mp4")`))
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -72,10 +67,7 @@ func TestWebHubDecodesWhatTheBrowserCannotPlay(t *testing.T) {
 			t.Logf("hub web: %s", hub.ctl("web"))
 		}
 	})
-	b.click("#devbtn")
-	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
-	b.click("#playhere")
-	b.until("the page is the output", `outp.token > 0`)
+	playHere(b)
 
 	t0 := time.Now()
 	hub.ctl("play", ids["track0.wv"], ids["track1.m4a"])
@@ -113,6 +105,29 @@ func TestWebHubDecodesWhatTheBrowserCannotPlay(t *testing.T) {
 			t.Fatalf("a notice: %s", n.Text)
 		}
 	}
+}
+
+// startHubPage starts hub (of cluster c) as a web hub with its 2 tracks
+// and a paired Chromium page whose sound goes to the hub's sink.
+func startHubPage(t *testing.T, c *cluster, hub *node) (map[string]string, *browser) {
+	t.Helper()
+	webAddr := freePort(t)
+	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
+	hub.start()
+	ids := hubTracks(t, hub, 2)
+	b := newAudioBrowser(t, c.pa, hub.sink, true)
+	pairPage(t, b, hub, "http://"+webAddr+"/")
+	return ids, b
+}
+
+// playHere clicks "Play on this browser" and waits for the page to be
+// the hub's output.
+func playHere(b *browser) {
+	b.t.Helper()
+	b.click("#devbtn")
+	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
+	b.click("#playhere")
+	b.until("the page is the output", `outp.token > 0`)
 }
 
 func filepathBase(k int) string { return []string{"track0.wav", "track1.wav"}[k] }

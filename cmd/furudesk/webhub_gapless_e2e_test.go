@@ -80,10 +80,7 @@ func overlapAt(r *recorder, i int) time.Duration {
 // b and returns the frame of the recording where the second began and
 // the gap there (negative: they overlapped that long).
 func playTwoInBrowser(t testing.TB, hub *node, b *browser, a, bID string, freqB float64) (int, time.Duration) {
-	b.click("#devbtn")
-	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)
-	b.click("#playhere")
-	b.until("the page is the output", `outp.token > 0`)
+	playHere(b)
 	start := hub.rec.frames()
 	hub.ctl("play", a, bID)
 	b.until("the second track plays", `outp.content === `+jsString(bID)+` && !outp.el.paused && outp.el.currentTime > 1`)
@@ -106,12 +103,7 @@ func TestWebHubPlaysTheNextTrackWithoutAGap(t *testing.T) {
 	hub := c.nodes[0]
 	writeTone(t, filepath.Join(hub.music, "track0.wav"), 441, 3) // replaces the harness's tracks
 	writeTone(t, filepath.Join(hub.music, "track1.wav"), 882, 20)
-	webAddr := freePort(t)
-	hub.args = append(hub.args, "--web", webAddr, "--web-hub")
-	hub.start()
-	ids := hubTracks(t, hub, 2)
-	b := newAudioBrowser(t, c.pa, hub.sink, true)
-	pairPage(t, b, hub, "http://"+webAddr+"/")
+	ids, b := startHubPage(t, c, hub)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("page: %s", eval[string](b, `JSON.stringify({cmds: outp.cmds, track: outp.track, content: outp.content, spare: !!outp.spare, src: outp.el && outp.el.src, t: outp.el && outp.el.currentTime})`))
