@@ -10,7 +10,7 @@ SOAK ?= 20m
 BROWSE ?= 30m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean test-web lab-reach package-windows test-windows deb deb-deps deb-check
+.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean test-web bench-web lab-reach package-windows test-windows deb deb-deps deb-check
 
 all: build
 
@@ -93,6 +93,14 @@ test-web: ffmpeg
 	@scripts/install-deps.sh --web
 	$(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebPlayer|TestWebHub' -v -timeout 10m
 
+## bench-web: issue 34, the browser as the hub's output in a real Chromium
+## (RUNS=10 runs each): "Play on this browser" and a transfer to the first
+## sound on its sink, the gap between two queued tracks (bin/bench-web.txt)
+RUNS ?= 10
+bench-web: ffmpeg
+	@scripts/install-deps.sh --web
+	set -o pipefail; FURUDESK_WEB_BENCH=$(RUNS) $(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebHubBench' -v -timeout 30m | grep -E 'BENCH|run [0-9]+:|^(ok|FAIL|---)' | tee bin/bench-web.txt
+
 ## lab-reach: the NAT lab of issue 35 (root: network namespaces, nftables,
 ## PulseAudio; about two minutes): devices behind two NATs reach each other
 ## through the box; prints the figures (bin/lab-reach.txt)
@@ -104,7 +112,7 @@ smoke: build test-deps
 
 ## bench: the benchmark report (bin/bench.txt): the Go benchmarks, then
 ## the real binary's desktop benchmarks (BROWSE=5m shortens the browsing)
-bench: bench-go bench-desktop bench-large
+bench: bench-go bench-desktop bench-large bench-web
 
 bench-go: deps ffmpeg
 	@mkdir -p bin

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -49,7 +48,16 @@ type BrowserOutput struct {
 	posAt   time.Time // when it was reported
 	playing bool
 	avail   bool
-	label   string // the selected page's browser label (OutputLabel)
+	label   string       // the selected page's browser label (OutputLabel)
+	next    audio.Track  // prepared by PrepareNext (gapless.go)
+	nextSrc audio.Source // its source
+
+	// The decoding for browsers that cannot play a track (decoded.go).
+	openPCM         pcmOpener
+	decodes         chan struct{} // maxDecodes slots
+	decodeErrors    uint64
+	lastDecodeError string
+	decodeErrorOf   uint64 // the track seq whose decode error was reported
 }
 
 var (
@@ -70,7 +78,8 @@ func NewBrowserOutput(store ReservedStore, log *slog.Logger, now func() time.Tim
 	if now == nil {
 		now = time.Now
 	}
-	return &BrowserOutput{store: store, log: log, now: now, gw: gateway.Restore(r), events: make(chan audio.Event, 256), volume: 100}, nil
+	return &BrowserOutput{store: store, log: log, now: now, gw: gateway.Restore(r), events: make(chan audio.Event, 256), volume: 100,
+		openPCM: openDecoded, decodes: make(chan struct{}, maxDecodes)}, nil
 }
 
 // Relays says the app must feed only this output's reports to the engine.
@@ -98,6 +107,7 @@ type outMsg struct {
 	Content string `json:"content,omitempty"`
 	Track   uint64 `json:"track,omitempty"`
 	URL     string `json:"url,omitempty"`
+	Dec     string `json:"dec,omitempty"` // the hub's decoding of it, for a browser that cannot play mime
 	Mime    string `json:"mime,omitempty"`
 	MS      int64  `json:"ms,omitempty"`
 	Paused  bool   `json:"paused,omitempty"`
@@ -124,18 +134,12 @@ func (o *BrowserOutput) Play(src audio.Source, at time.Duration) audio.Track {
 	defer o.mu.Unlock()
 	o.seq++
 	o.cur, o.curSrc, o.paused = audio.Track{ID: src.ID, Seq: o.seq}, src, false
+	o.next, o.nextSrc = audio.Track{}, audio.Source{} // the page drops its prepared one with a play
 	o.pos, o.posAt, o.playing = at.Milliseconds(), o.now(), false
 	o.lastCmd = o.tell(outMsg{Cmd: "play", Content: src.ID, Track: o.seq, URL: "/media/" + src.ID + fmt.Sprintf("?t=%d", o.seq),
-		Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name, Gain: src.GainDB})
+		Dec: decURL(src.ID, o.seq), Mime: mimeOf(src.Path), MS: at.Milliseconds(), Title: src.Name, Gain: src.GainDB})
 	return o.cur
 }
-
-// PrepareNext prepares nothing (no gapless in the browser yet): the app
-// plays the next track when this one finishes.
-func (o *BrowserOutput) PrepareNext(audio.Source) audio.Track { return audio.Track{} }
-
-// ClearNext has nothing to clear.
-func (o *BrowserOutput) ClearNext() {}
 
 // Pause tells the page to pause.
 func (o *BrowserOutput) Pause() {
@@ -160,7 +164,7 @@ func (o *BrowserOutput) resend(cmd string) []byte {
 		return nil
 	}
 	return o.tell(outMsg{Cmd: cmd, Content: o.cur.ID, Track: o.cur.Seq, URL: "/media/" + o.cur.ID + fmt.Sprintf("?t=%d", o.cur.Seq),
-		Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name, Gain: o.curSrc.GainDB})
+		Dec: decURL(o.cur.ID, o.cur.Seq), Mime: mimeOf(o.curSrc.Path), MS: o.posNowLocked().Milliseconds(), Paused: o.paused, Title: o.curSrc.Name, Gain: o.curSrc.GainDB})
 }
 
 // Stop silences the page: the hub lost the claim or the queue ended.
@@ -169,6 +173,7 @@ func (o *BrowserOutput) Stop() {
 	defer o.mu.Unlock()
 	o.tell(outMsg{Cmd: "stop"})
 	o.cur, o.curSrc, o.lastCmd, o.playing = audio.Track{}, audio.Source{}, nil, false
+	o.next, o.nextSrc = audio.Track{}, audio.Source{}
 }
 
 // Seek tells the page to seek.
@@ -238,10 +243,13 @@ func (o *BrowserOutput) posNowLocked() time.Duration {
 func (o *BrowserOutput) Source(id string) (audio.Source, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.cur.Seq == 0 || o.cur.ID != id {
-		return audio.Source{}, false
+	switch {
+	case o.cur.Seq != 0 && o.cur.ID == id:
+		return o.curSrc, true
+	case o.next.Seq != 0 && o.next.ID == id:
+		return o.nextSrc, true // the page loads it ahead
 	}
-	return o.curSrc, true
+	return audio.Source{}, false
 }
 
 // Stats are the gateway's counters.
@@ -264,6 +272,10 @@ type OutputInfo struct {
 	IgnoredNotSelected uint64 `json:"ignored_not_selected"`
 	IgnoredRevoked     uint64 `json:"ignored_revoked"`
 	IgnoredStale       uint64 `json:"ignored_stale"`
+	// DecodeErrors counts the decodings for a browser that failed,
+	// LastDecodeError says why the last one did.
+	DecodeErrors    uint64 `json:"decode_errors"`
+	LastDecodeError string `json:"last_decode_error,omitempty"`
 }
 
 // Info is what `ctl web info` shows of the output.
@@ -273,7 +285,8 @@ func (o *BrowserOutput) Info() OutputInfo {
 	st := o.gw.Stats()
 	in := OutputInfo{Present: o.gw.Present(), Reports: st.Reports, LastSource: o.gw.Last().Source, Reserved: o.gw.Reserved(),
 		Startups: st.Startups, IgnoredMalformed: st.Ignored[gateway.Malformed], IgnoredNotSelected: st.Ignored[gateway.NotSelected],
-		IgnoredRevoked: st.Ignored[gateway.Revoked], IgnoredStale: st.Ignored[gateway.Stale]}
+		IgnoredRevoked: st.Ignored[gateway.Revoked], IgnoredStale: st.Ignored[gateway.Stale],
+		DecodeErrors: o.decodeErrors, LastDecodeError: o.lastDecodeError}
 	if p, ok := o.gw.Selected(); ok {
 		in.Browser = p.Browser
 	}
@@ -333,6 +346,9 @@ func (o *BrowserOutput) report(in gateway.In, track uint64, errText string) erro
 	}
 	evs := []audio.Event{audio.Relayed{Source: r.Source, Available: r.Output.Available, Playing: r.Output.Playing}}
 	o.avail, o.playing = r.Output.Available, r.Output.Playing
+	if track != 0 && track == o.next.Seq && (r.Kind == gateway.Started || r.Kind == gateway.Playing) {
+		o.promoteNextLocked() // the page ran into the prepared track
+	}
 	if track != 0 && track == o.cur.Seq {
 		o.pos, o.posAt = r.PosMS, o.now()
 		switch r.Kind {
@@ -463,13 +479,11 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request, id string) {
 		http.Error(w, "This track is not playing here.", http.StatusNotFound)
 		return
 	}
-	var f io.ReadSeekCloser
-	var err error
-	if src.Open != nil {
-		f, err = src.Open()
-	} else {
-		f, err = os.Open(src.Path)
+	if r.URL.Query().Get("as") == "wav" {
+		s.serveDecoded(w, r, src)
+		return
 	}
+	f, err := openSource(src)
 	if err != nil {
 		s.log.Warn("web: media", "id", id, "error", err)
 		http.Error(w, "The file of this track cannot be read.", http.StatusNotFound)

@@ -25,7 +25,7 @@ function outEl() {
   el.addEventListener("ended", () => outReport("ended"));
   el.addEventListener("waiting", () => outReport("stalled"));
   el.addEventListener("stalled", () => { if (!el.paused && el.readyState < 3) outReport("stalled"); });
-  el.addEventListener("error", () => { if (outp.track) outReport("error", el.error ? "The browser cannot play this track (" + (el.error.message || "code " + el.error.code) + ")." : ""); });
+  el.addEventListener("error", () => { if (outp.track && !outFallback(el)) outReport("error", el.error ? "The browser cannot play this track (" + (el.error.message || "code " + el.error.code) + ")." : ""); });
   return el;
 }
 
@@ -63,8 +63,10 @@ function outTap(show) {
 }
 
 function outPlay() {
-  const el = outEl();
+  const el = outEl(), src = el.src;
+  outp.wantPlay = true;
   el.play().then(() => outTap(false)).catch((e) => {
+    if (el.src !== src) return; // refused for a source given up since (outFallback)
     if (e && e.name === "NotAllowedError") { outTap(true); outReport("blocked"); }
     else if (e && e.name !== "AbortError") outReport("error", "The browser cannot play this track: " + e.message);
   });
@@ -79,29 +81,125 @@ function outCmd(m) {
   switch (m.cmd) {
     case "play": case "pause": case "resume": {
       const fresh = m.track !== outp.track;
-      if (fresh) {
+      if (fresh && outp.spare && outp.spare.m.track === m.track && outAdvance()) {
+        // the prepared track, already begun or now begun
+      } else if (fresh) {
+        outDropSpare();
         outp.track = m.track; outp.content = m.content; outp.started = false;
-        if (m.mime && el.canPlayType(m.mime) === "") {
-          outReport("error", "This browser cannot play " + m.mime + ".");
+        const url = outPick(el, m);
+        if (!url) {
+          outReport("error", "This browser cannot play " + (m.mime || "this format") + ".");
           toast("This browser cannot play this track's format.");
           return;
         }
-        el.src = m.url;
+        el.src = url;
         el.currentTime = (m.ms || 0) / 1000;
         outMeta(m);
       }
-      if (m.cmd === "pause" || m.paused) { el.pause(); outTap(false); } else outPlay();
+      if (m.cmd === "pause" || m.paused) { outp.wantPlay = false; el.pause(); outTap(false); } else outPlay();
       break;
     }
     case "seek":
       if (m.track === outp.track) el.currentTime = (m.ms || 0) / 1000;
       break;
+    case "next": outPrepare(m); break;
+    case "clearnext": outDropSpare(); break;
     case "stop":
+      outDropSpare();
       outp.track = 0; outp.content = ""; outTap(false);
       el.pause(); el.removeAttribute("src"); el.load();
       outReport("paused");
       break;
   }
+}
+
+// outPick is the address the element loads for play command m: the
+// original file when the browser says it may play its type, else the hub's
+// decoding of it (a WAV of PCM, which seeks anywhere). "" when neither.
+function outPick(el, m) {
+  outp.decoded = false; outp.dec = m.dec || ""; outp.pickMS = m.ms || 0;
+  if (m.mime && el.canPlayType(m.mime) !== "") return m.url;
+  outp.decoded = true;
+  return m.dec || "";
+}
+
+// outFallback: the element refused the original file (canPlayType said
+// "maybe", as for an MP4 that holds ALAC): load the hub's decoding at the
+// same place instead of reporting an error. False when there is none.
+function outFallback(el) {
+  if (el !== outp.el) return true; // the spare: outAdvance sees its error
+  const code = el.error && el.error.code;
+  if (outp.decoded || !outp.dec || (code !== 3 && code !== 4)) return false;
+  const at = el.currentTime > 0 ? el.currentTime : outp.pickMS / 1000, play = outp.wantPlay;
+  outp.decoded = true;
+  el.src = outp.dec;
+  el.currentTime = at;
+  if (play) outPlay();
+  return true;
+}
+
+// Gapless: the hub's "next" is loaded ahead in a second element (the
+// spare), wired like the first; when the current element ends the spare
+// starts at once and becomes the output's element.
+outp.spare = null; // {el, m, url, decoded}
+
+function outPrepare(m) {
+  outDropSpare();
+  const cur = outp.el; outp.el = null;
+  const el = outEl(); // a new element with the output's listeners
+  outp.el = cur;
+  const keep = [outp.decoded, outp.dec, outp.pickMS];
+  const url = outPick(el, Object.assign({}, m, { ms: 0 }));
+  outp.spare = { el, m, url, decoded: outp.decoded };
+  [outp.decoded, outp.dec, outp.pickMS] = keep;
+  if (!url) return;
+  el.volume = cur ? cur.volume : el.volume;
+  el.src = url; el.load();
+  for (const e of [cur, el]) {
+    if (e && !e.gapless) {
+      e.gapless = true;
+      e.addEventListener("ended", () => { if (e === outp.el) outAdvance(); });
+      e.addEventListener("timeupdate", () => { if (e === outp.el) outEarly(e); });
+    }
+  }
+}
+
+// outLead is how long before the current element's end the spare is
+// started: a started element is heard that much later (measured on the
+// recorded sink, see TestWebHubPlaysTheNextTrackWithoutAGap).
+outp.lead = 0.09;
+
+// outEarly starts the spare outp.lead before el ends, so that its first
+// sound follows el's last; outAdvance then makes it the output's element.
+function outEarly(el) {
+  const s = outp.spare, left = el.duration - el.currentTime;
+  if (!s || !s.url || s.early || el.paused || !(left < 0.35) || s.el.readyState < 3) return;
+  s.early = true;
+  setTimeout(() => { if (outp.spare === s && !outp.el.paused) s.el.play().catch(() => {}); }, Math.max(0, (left - outp.lead) * 1000));
+}
+
+function outDropSpare() {
+  const s = outp.spare; outp.spare = null;
+  if (s) { s.el.removeAttribute("src"); s.el.load(); }
+}
+
+// outAdvance makes the spare the output's element and starts it; false
+// when there is none to start.
+function outAdvance() {
+  const s = outp.spare;
+  if (!s || !s.url || (s.el.error && s.decoded)) return false;
+  outp.spare = null;
+  const old = outp.el;
+  outp.el = s.el;
+  outp.track = s.m.track; outp.content = s.m.content; outp.started = false;
+  outp.decoded = s.decoded; outp.dec = s.m.dec || ""; outp.pickMS = 0;
+  if (old) s.el.volume = old.volume;
+  if (s.el.error) { outFallback(s.el); }
+  else if (!s.el.paused) { outp.started = true; outp.startedAt = s.el.currentTime; outp.wantPlay = true; outReport("started"); } // begun by outEarly
+  else outPlay();
+  outMeta(s.m);
+  if (old) { old.removeAttribute("src"); old.load(); }
+  return true;
 }
 
 function outMeta(m) {
