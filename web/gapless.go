@@ -25,7 +25,7 @@ func (o *BrowserOutput) PrepareNext(src audio.Source) audio.Track {
 	o.seq++
 	o.next, o.nextSrc = audio.Track{ID: src.ID, Seq: o.seq}, src
 	o.tell(outMsg{Cmd: "next", Content: src.ID, Track: o.seq, URL: "/media/" + src.ID + fmt.Sprintf("?t=%d", o.seq),
-		Dec: decURL(src.ID, o.seq), Mime: mimeOf(src.Path), Title: src.Name})
+		Dec: decURL(src.ID, o.seq), Mime: mimeOf(src.Path), Title: src.Name, Gain: src.GainDB})
 	return o.next
 }
 
@@ -47,6 +47,6 @@ func (o *BrowserOutput) promoteNextLocked() {
 	o.next, o.nextSrc = audio.Track{}, audio.Source{}
 	o.pos, o.posAt = 0, o.now()
 	m := outMsg{T: "out", Cmd: "play", Content: o.cur.ID, Track: o.cur.Seq, URL: "/media/" + o.cur.ID + fmt.Sprintf("?t=%d", o.cur.Seq),
-		Dec: decURL(o.cur.ID, o.cur.Seq), Mime: mimeOf(o.curSrc.Path), Title: o.curSrc.Name, Volume: o.volume}
+		Dec: decURL(o.cur.ID, o.cur.Seq), Mime: mimeOf(o.curSrc.Path), Title: o.curSrc.Name, Gain: o.curSrc.GainDB, Volume: o.volume}
 	o.lastCmd, _ = json.Marshal(m)
 }

@@ -193,7 +193,9 @@ function outAdvance() {
   outp.el = s.el;
   outp.track = s.m.track; outp.content = s.m.content; outp.started = false;
   outp.decoded = s.decoded; outp.dec = s.m.dec || ""; outp.pickMS = 0;
-  if (old) s.el.volume = old.volume;
+  // The prepared track's own ReplayGain (sent with "next"), at the hub's volume.
+  outp.gain = { track: s.m.track, db: s.m.gain || 0 };
+  outLevel(s.el, {});
   if (s.el.error) { outFallback(s.el); }
   else if (!s.el.paused) { outp.started = true; outp.startedAt = s.el.currentTime; outp.wantPlay = true; outReport("started"); } // begun by outEarly
   else outPlay();
