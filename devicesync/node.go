@@ -488,6 +488,9 @@ func (n *Node) devicesLocked() []DeviceInfo {
 			// Not connected, but its snapshots reach us through others.
 			d.Online, d.Relayed = true, true
 		}
+		if !d.Online {
+			d.Unreachable = n.unreachableLocked(id, m.profile.Addresses)
+		}
 		out = append(out, d)
 	}
 	return out

@@ -158,3 +158,26 @@ func (n *Node) observeLocked(peer engine.DeviceID, seen string) {
 	}
 	n.observed.Report(string(peer), seen, n.localIPs, n.clock.Now())
 }
+
+// Reasons a member is out of reach, for ctl status and the Devices page.
+const (
+	WhyNoAddress   = "no address known for it, and no member carries it"
+	WhyNoRoute     = "no direct route and no member carries it"
+	WhyCarrierDown = "no direct route; a member carries it, but the session through it is not up yet"
+)
+
+// unreachableLocked says why member id (offline, whose profile lists
+// addrs) cannot be reached: no address at all, no direct route and no
+// connected member that carries traffic and reaches it, or such a member
+// but no session through it yet.
+func (n *Node) unreachableLocked(id engine.DeviceID, addrs []string) string {
+	for _, c := range n.relayCandidatesLocked() {
+		if c.Carries && slices.Contains(c.Reaches, string(id)) {
+			return WhyCarrierDown
+		}
+	}
+	if len(addrs) == 0 && len(n.book.Addrs(string(id))) == 0 {
+		return WhyNoAddress
+	}
+	return WhyNoRoute
+}

@@ -96,3 +96,35 @@ func TestPublicAddressesLeadTheProfileAndTheInvite(t *testing.T) {
 		t.Error("Config.Public of a bad address accepted")
 	}
 }
+
+// An offline member comes with the reason it cannot be reached: nothing
+// carries it, or a carrier reaches it but no session through it is up.
+func TestOfflineMemberSaysWhyItIsOutOfReach(t *testing.T) {
+	a := startNode(t, "a")
+	b := startNode(t, "b")
+	pair(t, a, b)
+	why := func() string {
+		for _, d := range a.Devices() {
+			if d.ID == b.ID() {
+				return d.Unreachable
+			}
+		}
+		return "b missing"
+	}
+	if w := why(); w != "" {
+		t.Errorf("b online, reason %q", w)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a.waitUntil("b gone", func() bool { return !a.isOnline(b.ID()) })
+	if w := why(); w != WhyNoRoute {
+		t.Errorf("b offline, reason %q, want %q", w, WhyNoRoute)
+	}
+	a.Node.mu.Lock()
+	got := a.unreachableLocked("nobody", nil)
+	a.Node.mu.Unlock()
+	if got != WhyNoAddress {
+		t.Errorf("a member without addresses: %q, want %q", got, WhyNoAddress)
+	}
+}
