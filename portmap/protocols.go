@@ -59,22 +59,38 @@ func (NATPMP) Unmap(ctx context.Context, port int) error {
 	return err
 }
 
-// UPnP maps through UPnP-IGD: the first WANIPConnection service SSDP
-// finds on the LAN.
+// UPnP maps through UPnP-IGD: the first WANIPConnection service (version
+// 2, as miniupnpd offers, then 1) SSDP finds on the LAN.
 type UPnP struct{}
 
 // Name implements Protocol.
 func (UPnP) Name() string { return "UPnP-IGD" }
 
-func upnpClient(ctx context.Context) (*internetgateway2.WANIPConnection1, error) {
-	cs, _, err := internetgateway2.NewWANIPConnection1ClientsCtx(ctx)
-	if err != nil {
-		return nil, err
+// igdConn is what WANIPConnection1 and 2 both offer.
+type igdConn interface {
+	AddPortMappingCtx(ctx context.Context, remoteHost string, externalPort uint16, protocol string, internalPort uint16, internalClient string, enabled bool, description string, leaseDuration uint32) error
+	DeletePortMappingCtx(ctx context.Context, remoteHost string, externalPort uint16, protocol string) error
+	GetExternalIPAddressCtx(ctx context.Context) (string, error)
+}
+
+type igdClient struct {
+	igdConn
+	Location *url.URL
+}
+
+func upnpClient(ctx context.Context) (igdClient, error) {
+	v2, _, err2 := internetgateway2.NewWANIPConnection2ClientsCtx(ctx)
+	if len(v2) > 0 {
+		return igdClient{v2[0], v2[0].Location}, nil
 	}
-	if len(cs) == 0 {
-		return nil, errors.New("no internet gateway answered on the LAN")
+	v1, _, err1 := internetgateway2.NewWANIPConnection1ClientsCtx(ctx)
+	if len(v1) > 0 {
+		return igdClient{v1[0], v1[0].Location}, nil
 	}
-	return cs[0], nil
+	if err := errors.Join(err2, err1); err != nil {
+		return igdClient{}, err
+	}
+	return igdClient{}, errors.New("no internet gateway answered on the LAN")
 }
 
 // localIPFor is this device's address on the way to the router at u.

@@ -24,9 +24,9 @@ fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 FURUDESK_LAB_PREFIX=${FURUDESK_LAB_PREFIX:-bench-} scripts/lab-reach.sh >"$out" 2>&1
-grep -E 'lab_(reach|home)_test.go' "$out" | sed 's/^ *//'
-cases=$(grep -cE '^ *--- (PASS|FAIL): TestLabReach[A-Za-z]*/' "$out")
-passed=$(grep -cE '^ *--- PASS: TestLabReach[A-Za-z]*/' "$out")
+grep -E 'lab_(reach|home|carriers)_test.go' "$out" | sed 's/^ *//'
+cases=$(grep -cE '^ *--- (PASS|FAIL): TestLabReach(TwoCarriers|[A-Za-z]*/)' "$out")
+passed=$(grep -cE '^ *--- PASS: TestLabReach(TwoCarriers|[A-Za-z]*/)' "$out")
 if [ "$cases" -gt 0 ]; then
   echo "NAT lab connectivity: $passed of $cases cases with every device in the room ($((100 * passed / cases)) %)"
 else
