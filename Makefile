@@ -10,7 +10,7 @@ SOAK ?= 20m
 BROWSE ?= 30m
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-tools sim soak package clean test-web bench-web lab-reach package-windows test-windows deb deb-deps deb-check
+.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-reach bench-tools sim soak package clean test-web bench-web lab-reach package-windows test-windows deb deb-deps deb-check
 
 all: build
 
@@ -112,7 +112,13 @@ smoke: build test-deps
 
 ## bench: the benchmark report (bin/bench.txt): the Go benchmarks, then
 ## the real binary's desktop benchmarks (BROWSE=5m shortens the browsing)
-bench: bench-go bench-desktop bench-large bench-web
+bench: bench-go bench-desktop bench-large bench-web bench-reach
+
+## bench-reach: issue 35, relay figures and the NAT lab's connectivity
+## (the lab needs root; skipped without)
+bench-reach: ffmpeg
+	@mkdir -p bin
+	set -o pipefail; scripts/bench-reach.sh | tee bin/bench-reach.txt
 
 bench-go: deps ffmpeg
 	@mkdir -p bin

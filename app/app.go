@@ -90,6 +90,9 @@ type Deps struct {
 	// and the tracks this device lacks fetched from the devices that have
 	// them. nil: this device plays its own files only.
 	GroupLib GroupLibrary
+	// PortMap maps this device's port on the router when the user turns
+	// it on (outside.go); nil: this device cannot.
+	PortMap PortMapper
 }
 
 // Invite is a pairing code for another device to join this group.
@@ -114,6 +117,7 @@ type App struct {
 	closeOnce sync.Once
 	tr        Transport
 	store     Store
+	pm        PortMapper
 	// catalog is the store without the loose tracks (openfiles.go).
 	catalog Store
 	loose   *looseTracks
@@ -174,6 +178,7 @@ func New(opts Options, deps Deps) (*App, error) {
 		subs:    map[int]chan Status{},
 		tr:      deps.Transport,
 		store:   deps.Store,
+		pm:      deps.PortMap,
 		opts:    opts,
 		gl:      deps.GroupLib,
 	}

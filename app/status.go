@@ -70,7 +70,9 @@ type Status struct {
 	Order  []int  `json:"order,omitempty"`
 	Repeat string `json:"repeat"` // "off", "all", "one"
 
-	Listen  string           `json:"listen"`
+	Listen string `json:"listen"`
+	// Reach is how this device is reached from outside its network.
+	Reach   *ReachStatus     `json:"reach,omitempty"`
 	Devices []DeviceStatus   `json:"devices"`
 	Pairing []PairingRequest `json:"pairing,omitempty"`
 
@@ -116,8 +118,11 @@ type DeviceStatus struct {
 	// connection when it is not reached directly ("through Living room").
 	Via     engine.DeviceID `json:"via,omitempty"`
 	ViaName string          `json:"via_name,omitempty"`
-	Owner   bool            `json:"owner"`
-	Self    bool            `json:"self"`
+	// Unreachable says why an offline member cannot be reached: "no
+	// direct route and no member carries it", ...
+	Unreachable string `json:"unreachable,omitempty"`
+	Owner       bool   `json:"owner"`
+	Self        bool   `json:"self"`
 	// Box: the device runs without a window (an always-on box).
 	Box bool `json:"box,omitempty"`
 	// Output names the endpoint the device plays through when it is not

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/portmap"
 )
 
 // PositionSlack is how far the position of a playing status may be from
@@ -107,6 +108,9 @@ func (a *actor) buildStatus() Status {
 	if addr := a.tr.Addr(); addr != nil {
 		s.Listen = addr.String()
 	}
+	if r := a.app.Reach(); len(r.Public) > 0 || len(r.Observed) > 0 || r.PortMap != (portmap.Status{}) {
+		s.Reach = &r
+	}
 	s.Queue = a.queueItems(prev.Queue)
 	if e, ok := a.st.Current(); ok {
 		it := QueueItem{ContentID: e.ContentID, Title: e.Title, Artists: e.Artists, Album: e.Album,
@@ -123,7 +127,7 @@ func (a *actor) buildStatus() Status {
 	devs := make([]DeviceStatus, 0, len(a.lastDevices))
 	for _, d := range a.lastDevices {
 		ds := DeviceStatus{DeviceID: d.ID, Name: d.Name, Fingerprint: d.Fingerprint, Online: d.Online || d.ID == a.self, Relayed: d.Relayed,
-			Via: d.Via, Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID], Output: a.outLabels[d.ID]}
+			Via: d.Via, Unreachable: d.Unreachable, Owner: d.ID == s.Owner, Self: d.ID == a.self, Box: a.boxes[d.ID], Output: a.outLabels[d.ID]}
 		if d.Via != "" {
 			ds.ViaName = string(d.Via)
 			for _, v := range a.lastDevices {

@@ -90,8 +90,12 @@ type DeviceInfo struct {
 	Relayed         bool
 	// Via is the member carrying this device's connection to it, when it
 	// is reached through another member; "" when direct (or offline).
-	Via  engine.DeviceID
-	Self bool
+	Via engine.DeviceID
+	// Unreachable says, for a member that is offline, why this device
+	// cannot reach it (outside.go): "no direct route and no member
+	// carries it", ...
+	Unreachable string
+	Self        bool
 }
 
 // Counters are totals of input that was refused or ignored, for tests and

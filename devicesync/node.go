@@ -45,7 +45,12 @@ type Config struct {
 	// Advertise overrides the addresses put in this device's profile and
 	// invites; nil derives them from the bound listener.
 	Advertise []string
-	MDNS      bool // announce and browse on the LAN
+	// Public lists the addresses this device is reachable at from
+	// outside its network (a port the user forwarded on the router;
+	// --public-addr); they come first in its profile and invites
+	// (outside.go).
+	Public []string
+	MDNS   bool // announce and browse on the LAN
 	// MDNSExclude names network interfaces mDNS must stay off (a VPN, a
 	// container bridge): names or shell patterns such as "tun*".
 	MDNSExclude []string
@@ -90,6 +95,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("devicesync: Config.Name has %d bytes, limit %d", len(c.Name), maxNameBytes)
 	case len(c.Peers) > maxDialTargets:
 		return fmt.Errorf("devicesync: Config.Peers has %d entries, limit %d", len(c.Peers), maxDialTargets)
+	case ValidatePublic(c.Public) != nil:
+		return ValidatePublic(c.Public)
 	case ValidateMDNSExclude(c.MDNSExclude) != nil:
 		return ValidateMDNSExclude(c.MDNSExclude)
 	case c.SyncInterval < 0 || c.PairRetry < 0:
@@ -166,19 +173,25 @@ type Node struct {
 		relayStreams, relayBytes                                          atomic.Uint64
 	}
 
-	mu         sync.Mutex
-	started    bool
-	closed     bool
-	group      string
-	glog       *groupLog
-	addrs      []string
-	sessions   map[engine.DeviceID]*session // registered member sessions
-	restricted map[*session]struct{}        // unknown peers that may only pair
-	pending    map[string]*pendingReq
-	denied     map[string]time.Time // denialKey → when its invite expires
-	left       map[string]Op        // group left → this device's revocation of itself there
-	snapshot   []byte               // latest own snapshot line
-	snapSeq    uint64               // sequence of the latest own snapshot
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	group   string
+	glog    *groupLog
+	// addrs are the profile's and invites' addresses: public, mapped,
+	// local (outside.go); observed are what members saw this device
+	// come from.
+	addrs          []string
+	public, mapped []string
+	local          []string
+	observed       *reach.Observed
+	sessions       map[engine.DeviceID]*session // registered member sessions
+	restricted     map[*session]struct{}        // unknown peers that may only pair
+	pending        map[string]*pendingReq
+	denied         map[string]time.Time // denialKey → when its invite expires
+	left           map[string]Op        // group left → this device's revocation of itself there
+	snapshot       []byte               // latest own snapshot line
+	snapSeq        uint64               // sequence of the latest own snapshot
 	// held is the newest snapshot of each other device (relay.go);
 	// relayBudget bounds how many of a device's snapshots are forwarded.
 	held        map[engine.DeviceID]*heldSnapshot
@@ -252,6 +265,8 @@ func New(cfg Config) (*Node, error) {
 	n.backWaiters = map[string]*backWaiter{}
 	n.relayTap = cfg.relayTap
 	n.viaTries = map[engine.DeviceID]*viaTry{}
+	n.public = slices.Clone(cfg.Public)
+	n.observed = reach.NewObserved()
 	if n.clock == nil {
 		n.clock = realClock{}
 	}
@@ -307,10 +322,11 @@ func (n *Node) Start(ctx context.Context) error {
 	n.ln = ln
 	n.localIPs = localIPs()
 	n.mu.Lock()
-	n.addrs = n.cfg.Advertise
-	if n.addrs == nil {
-		n.addrs = advertiseAddrs(ln.Addr())
+	n.local = n.cfg.Advertise
+	if n.local == nil {
+		n.local = advertiseAddrs(ln.Addr())
 	}
+	n.composeAddrsLocked()
 	err = n.loadGroupLocked()
 	n.mu.Unlock()
 	if err != nil {
@@ -471,6 +487,9 @@ func (n *Node) devicesLocked() []DeviceInfo {
 		} else if h := n.held[id]; h != nil && !h.relayedAt.IsZero() && now.Sub(h.relayedAt) <= OnlineWindow {
 			// Not connected, but its snapshots reach us through others.
 			d.Online, d.Relayed = true, true
+		}
+		if !d.Online {
+			d.Unreachable = n.unreachableLocked(id, m.profile.Addresses)
 		}
 		out = append(out, d)
 	}
@@ -733,6 +752,7 @@ func (n *Node) sendHelloLocked(s *session) {
 		Vector:  n.glog.vectorCopy(),
 		Carries: n.carry,
 		Reaches: n.directReachLocked(),
+		Seen:    seenFor(s),
 	}, MaxLineBytes)
 	if err != nil {
 		n.log.Error("devicesync: hello", "err", err)

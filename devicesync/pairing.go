@@ -65,7 +65,7 @@ func (n *Node) CreateInvite() (code string, expires time.Time, err error) {
 	now := n.clock.Now()
 	p := invitePayload{
 		V: 1,
-		T: inviteTarget{Addresses: slices.Clone(n.addrs), Key: base64.RawURLEncoding.EncodeToString(n.pub)},
+		T: inviteTarget{Addresses: n.inviteAddrsLocked(), Key: base64.RawURLEncoding.EncodeToString(n.pub)},
 		D: n.id,
 		I: randomHex(8),
 		S: randomHex(16),

@@ -87,9 +87,11 @@ func (n *Node) rememberLocked(peer engine.DeviceID, addr string) {
 // keepBookLocked forgets the addresses of devices that are no longer
 // members, and those too old to matter.
 func (n *Node) keepBookLocked() {
-	if n.book.Keep(func(dev string) bool { return n.glog.isMember(engine.DeviceID(dev)) }, n.clock.Now()) {
+	isMember := func(dev string) bool { return n.glog.isMember(engine.DeviceID(dev)) }
+	if n.book.Keep(isMember, n.clock.Now()) {
 		n.saveBookLocked()
 	}
+	n.observed.Keep(isMember)
 }
 
 // localIPs lists this device's interface addresses (IPs).
@@ -128,10 +130,8 @@ func (n *Node) roamLocked(ips []string) {
 		v.backoff.Reset()
 	}
 	if n.cfg.Advertise == nil && n.ln != nil {
-		n.addrs = advertiseAddrs(n.ln.Addr())
-		if err := n.refreshProfileLocked(); err != nil {
-			n.log.Warn("devicesync: announce the new addresses", "err", err)
-		}
+		n.local = advertiseAddrs(n.ln.Addr())
+		n.announceAddrsLocked()
 	}
 	n.signalWake()
 }

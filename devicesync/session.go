@@ -603,6 +603,9 @@ func (n *Node) handleMember(s *session, m message) ([]Event, string) {
 			s.peerCarries, s.peerReaches = m.Carries, m.Reaches
 			n.signalWake() // a member may be reachable through it now
 		}
+		if s.via == "" {
+			n.observeLocked(s.peer, m.Seen)
+		}
 		n.sendMissingLocked(s)
 	case fetchCallMsg:
 		if !s.dialed || s.via != "" || n.fetchHandler == nil || n.fetchBacks >= maxFetchBacks {

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/reach"
 )
 
 // ALPN is the TLS application protocol of the device-sync transport.
@@ -81,6 +82,10 @@ type helloMsg struct {
 	// lists the members it is directly connected to (carry.go).
 	Carries bool              `json:"carries,omitempty"`
 	Reaches []engine.DeviceID `json:"reaches,omitempty"`
+	// Seen is the address the sender sees this connection come from
+	// (direct sessions only): the receiver learns its outside address
+	// (outside.go).
+	Seen string `json:"seen,omitempty"`
 }
 
 type opsMsg struct {
@@ -237,6 +242,9 @@ func (m pairResponseMsg) validate() error {
 func (m helloMsg) validate() error {
 	if m.Group == "" {
 		return errors.New("no group")
+	}
+	if len(m.Seen) > reach.MaxAddrBytes {
+		return fmt.Errorf("seen address of %d bytes", len(m.Seen))
 	}
 	if len(m.Vector) > maxVectorEntries || len(m.Devices) > maxVectorEntries || len(m.Reaches) > MaxGroupDevices {
 		return fmt.Errorf("vector of %d entries", len(m.Vector))

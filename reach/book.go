@@ -22,13 +22,13 @@ const (
 	// most recently good ones.
 	MaxPerMember = 4
 	// MaxMembers bounds the members a Book holds (a group has at most 64
-	// devices); with MaxPerMember and maxAddrBytes a full book stays well
+	// devices); with MaxPerMember and MaxAddrBytes a full book stays well
 	// under the 64 KiB a setting may hold.
 	MaxMembers = 64
 	// MaxAge is how long an address is remembered after it last worked.
 	MaxAge = 30 * 24 * time.Hour
-	// maxAddrBytes bounds one address.
-	maxAddrBytes = 100
+	// MaxAddrBytes bounds one address.
+	MaxAddrBytes = 100
 	// refreshEvery is how stale an entry's LastGood may become before a
 	// new success rewrites it: a device connecting all day does not write
 	// the book on every connection.
@@ -98,7 +98,7 @@ func (b *Book) Marshal() []byte {
 
 // ValidAddr checks that a is host:port with a port in 1..65535.
 func ValidAddr(a string) error {
-	if len(a) > maxAddrBytes {
+	if len(a) > MaxAddrBytes {
 		return fmt.Errorf("address of %d bytes", len(a))
 	}
 	host, port, err := net.SplitHostPort(a)

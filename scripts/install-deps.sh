@@ -24,7 +24,7 @@ build_pkgs=(gcc libc6-dev pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev make nasm patch xz-utils)
 test_pkgs=(xvfb xauth x11-utils imagemagick pulseaudio pulseaudio-utils iproute2
   libasound2-plugins sox ffmpeg dbus playerctl openbox xdotool xdg-utils libglib2.0-bin
-  desktop-file-utils nftables)
+  desktop-file-utils nftables miniupnpd miniupnpd-nftables)
 bench_pkgs=(python3 python3-xlib)
 web_pkgs=(chromium)
 deb_pkgs=(dpkg-dev binutils imagemagick desktop-file-utils appstream lintian xdg-utils libglib2.0-bin)

@@ -105,6 +105,9 @@ func (p *devicesPage) renderDevices(st app.Status) {
 			}
 		}
 		state := "Offline"
+		if d.Unreachable != "" {
+			state = "Offline: " + d.Unreachable
+		}
 		dot := canvas.NewCircle(theme.Color(theme.ColorNameDisabled))
 		if d.Online || d.Self {
 			state = "Online"

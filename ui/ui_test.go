@@ -832,6 +832,21 @@ func TestMillisecondsInWords(t *testing.T) {
 	}
 }
 
+// An offline device says why this one cannot reach it.
+func TestOfflineDeviceSaysWhy(t *testing.T) {
+	h := newHarness(t, 30)
+	h.playing()
+	h.remote()
+	h.apply(func(st *app.Status) {
+		st.Devices = slices.Clone(st.Devices)
+		st.Devices[1].Online, st.Devices[1].Unreachable = false, "no direct route and no member carries it"
+	})
+	h.u.showPage(PageDevices)
+	if got := find(h.u.devices.view, func(l *subtle) bool { return l.Text == "Offline: no direct route and no member carries it" }); len(got) != 1 {
+		t.Fatalf("%d labels say why the device is offline", len(got))
+	}
+}
+
 // A device reached through another member says through which.
 func TestDeviceReachedThroughAMember(t *testing.T) {
 	h := newHarness(t, 30)

@@ -396,6 +396,10 @@ func (s *ctlServer) exec(req ctlRequest) (any, error) {
 		return execOpen(a, req) // open.go
 	case "carry":
 		return ctlCarry(a, req)
+	case "public-addr":
+		return ctlPublicAddr(a, req)
+	case "portmap":
+		return ctlPortMap(a, req)
 	case "raise":
 		return raiseWindow() // instance.go
 	case "window":
@@ -615,6 +619,8 @@ Commands:
   cache [limit MB | clear]    tracks fetched from other devices: usage, size limit, empty it
   upload-limit [KB/s | 0]     what this device sends to the others per second (0: no limit)
   carry [on | off]            carry other devices' traffic (connect members that cannot reach each other)
+  public-addr [ADDR... | off] the host:port devices outside this network dial (a port forwarded on the router)
+  portmap [on | off]          map this device's port on the router (UPnP-IGD / NAT-PMP); alone: what the router answered
   playlists                   the playlists, Liked and the smart lists, as JSON
   playlist show NAME|ID | create NAME | rename ID NAME | delete ID
   playlist add ID TRACK... | remove ID INDEX | move ID FROM TO

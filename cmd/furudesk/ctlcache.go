@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/furudesk/furudesk/app"
 )
@@ -67,4 +68,42 @@ func ctlCarry(a *app.App, req ctlRequest) (any, error) {
 		return ctlMessage("This device no longer carries other devices' traffic"), nil
 	}
 	return nil, fmt.Errorf("usage: carry [on | off]")
+}
+
+// ctlPublicAddr runs `public-addr` (show), `public-addr ADDR...` (set)
+// and `public-addr off` (clear).
+func ctlPublicAddr(a *app.App, req ctlRequest) (any, error) {
+	if len(req.Args) == 0 {
+		return a.Reach(), nil
+	}
+	addrs := req.Args
+	if len(addrs) == 1 && addrs[0] == "off" {
+		addrs = nil
+	}
+	if err := a.SetPublicAddrs(addrs); err != nil {
+		return nil, err
+	}
+	if addrs == nil {
+		return ctlMessage("No public address: devices outside this network reach this one only through a member or a mapped port"), nil
+	}
+	return ctlMessage("Devices outside this network dial " + strings.Join(addrs, ", ")), nil
+}
+
+// ctlPortMap runs `portmap` (what the router answered) and `portmap
+// on|off`.
+func ctlPortMap(a *app.App, req ctlRequest) (any, error) {
+	if len(req.Args) == 0 {
+		return a.Reach().PortMap, nil
+	}
+	if len(req.Args) == 1 && (req.Args[0] == "on" || req.Args[0] == "off") {
+		on := req.Args[0] == "on"
+		if err := a.SetPortMap(on); err != nil {
+			return nil, err
+		}
+		if on {
+			return ctlMessage("Mapping this device's port on the router (UPnP-IGD or NAT-PMP): see ctl portmap for its answer"), nil
+		}
+		return ctlMessage("The port mapping on the router is removed"), nil
+	}
+	return nil, fmt.Errorf("usage: portmap [on | off]")
 }

@@ -66,15 +66,8 @@ func newNATLab(t *testing.T, symmetric bool) *natLab {
 	in := ns.names["inet"]
 	ns.run("ip", "-n", in, "link", "add", "br0", "type", "bridge")
 	ns.run("ip", "-n", in, "link", "set", "br0", "up")
-	// public plugs dev into the internet's bridge at ip (198.51.100.0/24).
-	public := func(dev, ifname, ip string) {
-		peer := p + "i" + dev
-		ns.run("ip", "link", "add", ifname, "netns", ns.names[dev], "type", "veth", "peer", "name", peer, "netns", in)
-		ns.run("ip", "-n", in, "link", "set", peer, "master", "br0")
-		ns.run("ip", "-n", in, "link", "set", peer, "up")
-		ns.run("ip", "-n", ns.names[dev], "addr", "add", ip+"/24", "dev", ifname)
-		ns.run("ip", "-n", ns.names[dev], "link", "set", ifname, "up")
-	}
+	lab := &natLab{netns: ns, boxIP: "198.51.100.10"}
+	public := lab.public
 	public("box", "wan", "198.51.100.10")
 	// home puts device behind router at 10.n.0.2, NATed to the router's
 	// public address 198.51.100.n.
@@ -110,7 +103,28 @@ table ip filter {
 	}
 	home("r1", "laptop", 1)
 	home("r2", "desktop", 2)
-	return &natLab{netns: ns, boxIP: "198.51.100.10"}
+	return lab
+}
+
+// public plugs dev into the internet's bridge at ip (198.51.100.0/24).
+func (l *natLab) public(dev, ifname, ip string) {
+	in := l.names["inet"]
+	peer := l.prefix + "i" + dev
+	l.run("ip", "link", "add", ifname, "netns", l.names[dev], "type", "veth", "peer", "name", peer, "netns", in)
+	l.run("ip", "-n", in, "link", "set", peer, "master", "br0")
+	l.run("ip", "-n", in, "link", "set", peer, "up")
+	l.run("ip", "-n", l.names[dev], "addr", "add", ip+"/24", "dev", ifname)
+	l.run("ip", "-n", l.names[dev], "link", "set", ifname, "up")
+}
+
+// addPublic makes a namespace for device dev on the internet at ip.
+func (l *natLab) addPublic(dev, ip string) {
+	name := l.prefix + dev
+	_ = exec.Command("ip", "netns", "del", name).Run()
+	l.run("ip", "netns", "add", name)
+	l.names[dev] = name
+	l.run("ip", "-n", name, "link", "set", "lo", "up")
+	l.public(dev, "wan", ip)
 }
 
 // move takes device out of its home and plugs it into a new network

@@ -39,8 +39,16 @@ type options struct {
 	passive  bool
 	// carry: carry streams between members that cannot reach each other
 	// (default: on with --headless, the always-on box).
-	carry      bool
-	carrySet   bool // --carry given: it wins over the stored choice
+	carry    bool
+	carrySet bool // --carry given: it wins over the stored choice
+	// public: --public-addr, the addresses this device is reachable at
+	// from outside (a forwarded port); publicSet: the flag was given.
+	public    []string
+	publicSet bool
+	// portMap: --portmap, map the port on the router (UPnP-IGD, NAT-PMP);
+	// portMapSet: the flag was given (it wins over the stored choice).
+	portMap    bool
+	portMapSet bool
 	name       string
 	configJSON string
 	config     *engine.Config
@@ -157,7 +165,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		fmt.Fprintf(stderr, "furudesk %s: a music player whose devices act as one.\n\nUsage:\n  furudesk [flags]\n  furudesk [flags] FILE|FOLDER|file://URI... (play them, in the running furudesk if one runs)\n  furudesk ctl --data-dir DIR <command> (see furudesk ctl --help)\n\nFlags:\n", version)
 		fs.PrintDefaults()
 	}
-	var peers, music, mdnsEx listFlag
+	var peers, music, mdnsEx, public listFlag
 	fs.StringVar(&opts.dataDir, "data-dir", "", "where furudesk keeps its database and identity (default: the platform's per-user data dir)")
 	fs.BoolVar(&opts.version, "version", false, "print the version and exit")
 	fs.BoolVar(&opts.headless, "headless", false, "run without a window (an always-on box, tests); control it with furudesk ctl")
@@ -171,6 +179,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&mdnsEx, "mdns-exclude", "a network interface mDNS must stay off, such as tun0 or docker*; repeatable, kept for later launches (an empty value clears)")
 	fs.StringVar(&opts.web, "web", "", "serve the web player on host:port (e.g. :8443) for phones and browsers of the network; off when empty")
 	fs.BoolVar(&opts.carry, "carry", false, "carry other devices' traffic: connect members that cannot reach each other directly through this device (default: on with --headless)")
+	fs.Var(&public, "public-addr", "host:port this device is reachable at from outside its network (a port forwarded on the router); repeatable, kept for later launches (an empty value clears)")
+	fs.BoolVar(&opts.portMap, "portmap", false, "map this device's port on the router (UPnP-IGD or NAT-PMP) so devices outside the network reach it; kept for later launches")
 	fs.BoolVar(&opts.webHub, "web-hub", false, "be the web hub: a device of its own that plays through the browser chosen last (\"Play on this browser\"); needs --web; passive unless set otherwise")
 	fs.BoolVar(&opts.verbose, "v", false, "log debug messages")
 	fs.BoolVar(&opts.enqueue, "enqueue", false, "append the files given to the queue instead of playing them now")
@@ -182,7 +192,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		opts.open = openArgs(fs.Args(), stderr) // open.go
 	}
 	opts.peers, opts.music, opts.mdnsExclude = peers, music, mdnsEx
+	for _, p := range public {
+		if p != "" {
+			opts.public = append(opts.public, p)
+		}
+	}
 	fs.Visit(func(f *flag.Flag) {
+		opts.publicSet = opts.publicSet || f.Name == "public-addr"
+		opts.portMapSet = opts.portMapSet || f.Name == "portmap"
 		opts.mdnsExcludeSet = opts.mdnsExcludeSet || f.Name == "mdns-exclude"
 		opts.carrySet = opts.carrySet || f.Name == "carry"
 	})

@@ -19,6 +19,7 @@ import (
 	"github.com/furudesk/furudesk/audio"
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/grouplib"
+	"github.com/furudesk/furudesk/portmap"
 	"github.com/furudesk/furudesk/storage"
 	"github.com/furudesk/furudesk/web"
 )
@@ -29,6 +30,7 @@ type device struct {
 	app    *app.App
 	store  *storage.Store
 	node   *devicesync.Node
+	pm     *portmap.Mapper
 	gl     *grouplib.Library
 	out    *audio.Output
 	hubOut *web.BrowserOutput // the web hub's output (--web-hub), else nil
@@ -78,8 +80,22 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if on, set := app.CarrySetting(d.store); set && !opts.carrySet {
 		opts.carry = on // Settings › Carry other devices' traffic
 	}
+	public := opts.public
+	if stored, set := app.PublicSetting(d.store); set && !opts.publicSet {
+		public = stored // Settings / ctl public-addr
+	} else if opts.publicSet {
+		if err := devicesync.ValidatePublic(public); err != nil {
+			return fail(fmt.Errorf("--public-addr: %w", err))
+		}
+		if err := app.SavePublicSetting(d.store, public); err != nil {
+			return fail(err)
+		}
+	}
+	if devicesync.ValidatePublic(public) != nil {
+		public = nil // a stored value gone bad: the user sets it again
+	}
 	if d.node, err = devicesync.New(devicesync.Config{Key: id.PrivateKey, Name: name, Listen: opts.listen,
-		Peers: opts.peers, MDNS: opts.mdns, MDNSExclude: exclude, Carry: opts.carry, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
+		Peers: opts.peers, Public: public, MDNS: opts.mdns, MDNSExclude: exclude, Carry: opts.carry, Store: app.NewSyncStore(d.store, nil), Logger: logger}); err != nil {
 		return fail(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -87,6 +103,16 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	if err := d.node.Start(ctx); err != nil {
 		d.node = nil
 		return fail(err)
+	}
+	d.pm = portmap.New(d.node.ListenPort(), d.node.SetMapped, logger)
+	if on := app.PortMapSetting(d.store); on || opts.portMapSet {
+		if opts.portMapSet {
+			on = opts.portMap
+			if err := app.SavePortMapSetting(d.store, on); err != nil {
+				return fail(err)
+			}
+		}
+		d.pm.SetOn(on)
 	}
 	var out app.Output
 	if opts.webHub {
@@ -118,7 +144,7 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 	d.app, err = app.New(app.Options{DataDir: opts.dataDir, Listen: opts.listen, Peers: opts.peers,
 		Music: opts.music, Passive: opts.passive, Box: opts.headless, Name: name, Config: opts.config, Logger: logger,
 		HoldLaunchScan: launchHold(opts)},
-		app.Deps{Store: d.store, Output: out, Transport: d.node, OpLog: d.node, GroupLib: d.gl,
+		app.Deps{Store: d.store, Output: out, Transport: d.node, OpLog: d.node, GroupLib: d.gl, PortMap: d.pm,
 			Library: app.Scanner{Index: app.StoreIndex{S: d.store}}})
 	if err != nil {
 		return fail(err)
@@ -194,6 +220,9 @@ func (d *device) closeAll() error {
 	}
 	if d.out != nil {
 		step("audio", closeWithin("the audio output", audioCloseWait, d.out.Close, d.log))
+	}
+	if d.pm != nil {
+		d.pm.Close() // the router forgets the mapping before the port closes
 	}
 	if d.node != nil {
 		// Node.Close writes that snapshot before it closes the
