@@ -189,6 +189,8 @@ deb-check: deb
 
 ## package-windows: the Windows release built on Linux with mingw-w64 and
 ## NSIS: dist/furudesk-windows-amd64.zip and dist/furudesk-windows-amd64-setup.exe
+## with FFmpeg's audio-only DLLs beside furudesk.exe (cross-built once into
+## build/windows/ffmpeg by scripts/build-ffmpeg.sh --windows, then kept)
 ## (scripts/package-windows.sh; about 6.5 minutes cold on 2 cores)
 package-windows:
 	@scripts/install-deps.sh --windows

@@ -1,4 +1,9 @@
-//go:build cgo && !noffmpeg && (linux || ffmpeg)
+//go:build cgo && !noffmpeg && (linux || windows || ffmpeg)
+
+#ifdef _WIN32
+// mingw's own scanf: the iTunSMPB parse below reads a %llx.
+#define __USE_MINGW_ANSI_STDIO 1
+#endif
 
 #include "ffmpeg.h"
 
@@ -14,8 +19,14 @@
 #include <libavutil/mathematics.h>
 #include <libswresample/swresample.h>
 
+#ifdef _WIN32
+#define WIN32_LEAN_AND_MEAN
+#define NOMINMAX
+#include <windows.h>
+#else
 #include <dlfcn.h>
 #include <pthread.h>
+#endif
 
 #include "ffmpeg_dl.h"
 
@@ -28,15 +39,64 @@
 FD_FUNCS(X)
 #undef X
 
-static pthread_once_t fd_load_once = PTHREAD_ONCE_INIT;
 static char fd_load_err[512];
 
 #define FD_STR2(x) #x
 #define FD_STR(x) FD_STR2(x)
-#if defined(__APPLE__)
+#if defined(_WIN32)
+// What FFmpeg's shared build for Windows (mingw) names them.
+#define FD_SONAME(lib, major) lib "-" FD_STR(major) ".dll"
+#elif defined(__APPLE__)
 #define FD_SONAME(lib, major) "lib" lib "." FD_STR(major) ".dylib"
 #else
 #define FD_SONAME(lib, major) "lib" lib ".so." FD_STR(major)
+#endif
+
+// The three calls of the loader, dlopen's or Windows'.
+#ifdef _WIN32
+typedef HMODULE fd_lib;
+
+// fd_lib_open loads path (UTF-8). Given a full path, the DLLs it needs are
+// looked for in its folder first (LOAD_WITH_ALTERED_SEARCH_PATH), and a
+// library already loaded under the same name is the one used, as with
+// sonames. No error box: a missing DLL is an error returned.
+static fd_lib fd_lib_open(const char *path, int full, char *err, size_t errlen) {
+	wchar_t wpath[4096];
+	if (!MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, wpath, sizeof wpath / sizeof wpath[0])) {
+		snprintf(err, errlen, "FFmpeg could not be loaded: %s: not a usable path", path);
+		return NULL;
+	}
+	DWORD mode;
+	SetThreadErrorMode(SEM_FAILCRITICALERRORS | SEM_NOOPENFILEERRORBOX, &mode);
+	HMODULE h = LoadLibraryExW(wpath, NULL, full ? LOAD_WITH_ALTERED_SEARCH_PATH : 0);
+	DWORD code = GetLastError();
+	SetThreadErrorMode(mode, NULL);
+	if (!h) {
+		char why[256] = "";
+		FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, code, 0, why, sizeof why, NULL);
+		size_t n = strlen(why);
+		while (n > 0 && (why[n - 1] == '\r' || why[n - 1] == '\n' || why[n - 1] == ' ' || why[n - 1] == '.'))
+			why[--n] = 0;
+		snprintf(err, errlen, "FFmpeg could not be loaded: %s: %s (error %lu)", path, why[0] ? why : "LoadLibrary failed", (unsigned long)code);
+	}
+	return h;
+}
+static void *fd_lib_sym(fd_lib lib, const char *name) { return (void *)GetProcAddress(lib, name); }
+static void fd_lib_close(fd_lib lib) { FreeLibrary(lib); }
+#define FD_PATH_SEP "\\"
+#else
+typedef void *fd_lib;
+
+static fd_lib fd_lib_open(const char *path, int full, char *err, size_t errlen) {
+	(void)full;
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		snprintf(err, errlen, "FFmpeg could not be loaded: %s", dlerror());
+	return h;
+}
+static void *fd_lib_sym(fd_lib lib, const char *name) { return dlsym(lib, name); }
+static void fd_lib_close(fd_lib lib) { dlclose(lib); }
+#define FD_PATH_SEP "/"
 #endif
 
 enum { FD_NLIBS = 4 };
@@ -47,7 +107,7 @@ enum { FD_NLIBS = 4 };
 // each library's own needs are the ones already loaded (the loader matches
 // them by soname), so a folder's libavcodec does not pull in the system's
 // libavutil. On failure it closes what it opened and says why in err.
-static int fd_open_libs(const char *dir, void *libs[FD_NLIBS], char *err, size_t errlen) {
+static int fd_open_libs(const char *dir, fd_lib libs[FD_NLIBS], char *err, size_t errlen) {
 	// The major versions this file was compiled against: their ABI.
 	const char *names[FD_NLIBS] = {
 		FD_SONAME("avutil", LIBAVUTIL_VERSION_MAJOR),
@@ -59,14 +119,13 @@ static int fd_open_libs(const char *dir, void *libs[FD_NLIBS], char *err, size_t
 		char path[4096];
 		const char *name = names[i];
 		if (dir) {
-			snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+			snprintf(path, sizeof path, "%s" FD_PATH_SEP "%s", dir, names[i]);
 			name = path;
 		}
-		libs[i] = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+		libs[i] = fd_lib_open(name, dir != NULL, err, errlen);
 		if (!libs[i]) {
-			snprintf(err, errlen, "FFmpeg could not be loaded: %s", dlerror());
 			while (--i >= 0)
-				dlclose(libs[i]);
+				fd_lib_close(libs[i]);
 			return -1;
 		}
 	}
@@ -78,14 +137,14 @@ static char fd_dir_err[512]; // why fd_load_dir's libraries are not the ones loa
 static int fd_from_dir;
 
 static void fd_load_libs(void) {
-	void *libs[FD_NLIBS];
+	fd_lib libs[FD_NLIBS];
 	if (fd_load_dir && fd_load_dir[0] && fd_open_libs(fd_load_dir, libs, fd_dir_err, sizeof fd_dir_err) == 0)
 		fd_from_dir = 1;
 	else if (fd_open_libs(NULL, libs, fd_load_err, sizeof fd_load_err) != 0)
 		return;
 #define X(name)                                                                           \
 	for (int i = 0; i < FD_NLIBS && !fd_dl_##name; i++)                               \
-		fd_dl_##name = (__typeof__(fd_dl_##name))dlsym(libs[i], #name);            \
+		fd_dl_##name = (__typeof__(fd_dl_##name))fd_lib_sym(libs[i], #name);       \
 	if (!fd_dl_##name) {                                                              \
 		snprintf(fd_load_err, sizeof fd_load_err, "FFmpeg's libraries have no %s", #name); \
 		return;                                                                   \
@@ -94,9 +153,22 @@ static void fd_load_libs(void) {
 #undef X
 }
 
+#ifdef _WIN32
+static INIT_ONCE fd_load_once = INIT_ONCE_STATIC_INIT;
+static BOOL CALLBACK fd_load_libs_once(PINIT_ONCE once, PVOID arg, PVOID *ctx) {
+	(void)once, (void)arg, (void)ctx;
+	fd_load_libs();
+	return TRUE;
+}
+#define FD_LOAD_ONCE() InitOnceExecuteOnce(&fd_load_once, fd_load_libs_once, NULL, NULL)
+#else
+static pthread_once_t fd_load_once = PTHREAD_ONCE_INIT;
+#define FD_LOAD_ONCE() pthread_once(&fd_load_once, fd_load_libs)
+#endif
+
 const char *fd_load(const char *dir) {
 	fd_load_dir = dir; // read only by the first call's fd_load_libs
-	pthread_once(&fd_load_once, fd_load_libs);
+	FD_LOAD_ONCE();
 	fd_load_dir = NULL;
 	return fd_load_err[0] ? fd_load_err : NULL;
 }

@@ -1,13 +1,17 @@
-//go:build cgo && !noffmpeg && (linux || ffmpeg)
+//go:build cgo && !noffmpeg && (linux || windows || ffmpeg)
 
 package audio
 
 // The FFmpeg decoders, bound with cgo to the system's libavformat,
 // libavcodec, libswresample and libavutil (5.1 or newer, found with
-// pkg-config). Linux builds use them by default; elsewhere build with
-// -tags ffmpeg once FFmpeg's development files are installed, and anywhere
-// -tags noffmpeg leaves them out (the pure-Go decoders play MP3, Vorbis,
-// FLAC and WAV; see decoders_go.go).
+// pkg-config). Linux builds use them by default; so do Windows builds with
+// cgo, compiled against the headers of the cross-built DLLs
+// (scripts/build-ffmpeg.sh --windows into build/windows/ffmpeg, as
+// scripts/package-windows.sh does) and loading the DLLs from beside
+// furudesk.exe. Elsewhere
+// build with -tags ffmpeg once FFmpeg's development files are installed,
+// and anywhere -tags noffmpeg leaves them out (the pure-Go decoders play
+// MP3, Vorbis, FLAC and WAV; see decoders_go.go).
 //
 // ffmpeg.c is the whole C side: FFmpeg reads the file through the two
 // callbacks below (so a Source can be anything seekable), trims encoder
@@ -17,8 +21,9 @@ package audio
 // with its standard matrix.
 
 /*
-#cgo pkg-config: libavformat libavcodec libswresample libavutil
-#cgo LDFLAGS: -ldl
+#cgo !windows pkg-config: libavformat libavcodec libswresample libavutil
+#cgo !windows LDFLAGS: -ldl
+#cgo windows CFLAGS: -I${SRCDIR}/../build/windows/ffmpeg/include
 #include <stdlib.h>
 #include "ffmpeg.h"
 */
@@ -30,6 +35,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/cgo"
 	"strings"
 	"sync"
@@ -121,7 +127,9 @@ func loadedDecoders(err error) string {
 // libraries the system's pull in). Set, even empty, it is the only one
 // looked at; unset, the folder ffmpeg beside the executable (bin/ffmpeg of
 // a build) and lib/furudesk/ffmpeg beside its folder (an installed
-// package) are. Without such a folder the system's libraries are loaded.
+// package) are; on Windows, the executable's own folder (the DLLs ship
+// beside furudesk.exe). Without such a folder the system's libraries are
+// loaded (on Windows, the DLLs of the search path).
 const FFmpegDirEnv = "FURUDESK_FFMPEG_DIR"
 
 // ffmpegDir is the folder of FFmpeg's libraries built for furudesk, or ""
@@ -135,6 +143,9 @@ func ffmpegDir() string {
 		return ""
 	}
 	bin := filepath.Dir(exe)
+	if runtime.GOOS == "windows" {
+		return filepath.Clean(bin)
+	}
 	for _, dir := range []string{filepath.Join(bin, "ffmpeg"), filepath.Join(bin, "..", "lib", "furudesk", "ffmpeg")} {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return filepath.Clean(dir)

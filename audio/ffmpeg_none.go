@@ -1,4 +1,4 @@
-//go:build !(cgo && !noffmpeg && (linux || ffmpeg))
+//go:build !(cgo && !noffmpeg && (linux || windows || ffmpeg))
 
 package audio
 
@@ -7,8 +7,8 @@ import (
 	"io"
 )
 
-// A build without FFmpeg (-tags noffmpeg, cgo off, or macOS and Windows
-// without -tags ffmpeg): the pure-Go decoders play everything.
+// A build without FFmpeg (-tags noffmpeg, cgo off, or macOS without
+// -tags ffmpeg): the pure-Go decoders play everything.
 
 func haveFFmpeg() bool { return false }
 

@@ -21,10 +21,24 @@
 # (and leaves OUT as it was) when the source cannot be had: furudesk then
 # uses the system's libraries.
 #
-#   scripts/build-ffmpeg.sh OUT [WORK]
+# With --windows it cross-builds the same libraries, from the same source
+# and with the same options, for 64-bit Windows with Debian's mingw-w64
+# (scripts/install-deps.sh --windows): OUT gets avutil-57.dll,
+# swresample-4.dll, avcodec-59.dll and avformat-59.dll (the names
+# audio/ffmpeg.c loads on Windows; scripts/package-windows.sh ships them
+# beside furudesk.exe) and OUT/include, the headers furudesk.exe is
+# compiled against. Cached the same way: built once per version and options.
+#
+#   scripts/build-ffmpeg.sh [--windows] OUT [WORK]
 set -euo pipefail
+target=linux
+if [ "${1:-}" = --windows ]; then
+  target=windows
+  shift
+fi
 out=$1
 work=${2:-$(dirname "$0")/../build/ffmpeg}
+[ "$target" = windows ] && work=${2:-$(dirname "$0")/../build/ffmpeg-windows}
 mkdir -p "$work"
 work=$(realpath "$work")
 
@@ -48,6 +62,12 @@ if [ -z "$demuxers" ] || [ -z "$decoders" ]; then
   echo "build-ffmpeg: could not list the formats (go run ./formats/list)" >&2
   exit 1
 fi
+cross=()
+if [ "$target" = windows ]; then
+  command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 ||
+    { echo "build-ffmpeg: x86_64-w64-mingw32-gcc missing: run scripts/install-deps.sh --windows" >&2; exit 1; }
+  cross=(--enable-cross-compile --target-os=mingw32 --arch=x86_64 --cross-prefix=x86_64-w64-mingw32-)
+fi
 asm=--enable-x86asm
 command -v nasm >/dev/null 2>&1 || asm=--disable-x86asm
 # FFmpeg names its version as the distribution's build does (5.1.9-0+deb12u1).
@@ -55,7 +75,7 @@ extra_version=
 case "$version" in *-*) extra_version=--extra-version=${version##*-} ;; esac
 options=($extra_version --disable-everything --disable-autodetect --disable-programs --disable-doc
   --disable-network --disable-avdevice --disable-avfilter --disable-swscale --disable-postproc
-  --enable-shared --disable-static --enable-pic --disable-debug --enable-swresample "$asm"
+  "${cross[@]}" --enable-shared --disable-static --enable-pic --disable-debug --enable-swresample "$asm"
   "--enable-demuxer=$demuxers" "--enable-decoder=$decoders" "--enable-parser=$parsers")
 stamp="$source_pkg $version ${options[*]}"
 if [ -f "$out/BUILT" ] && [ "$(cat "$out/BUILT")" = "$stamp" ]; then
@@ -113,9 +133,18 @@ next="$out.new"
 rm -rf "$next"
 mkdir -p "$next"
 for lib in avutil swresample avcodec avformat; do
-  soname=$(basename "$(ls "$prefix/lib/lib$lib.so."[0-9]* | sort | head -1)")
-  cp -L "$prefix/lib/$soname" "$next/$soname"
+  if [ "$target" = windows ]; then
+    dll=$(basename "$(ls "$prefix/bin/$lib-"[0-9]*.dll | sort | head -1)")
+    cp "$prefix/bin/$dll" "$next/$dll"
+    x86_64-w64-mingw32-strip --strip-unneeded "$next/$dll"
+  else
+    soname=$(basename "$(ls "$prefix/lib/lib$lib.so."[0-9]* | sort | head -1)")
+    cp -L "$prefix/lib/$soname" "$next/$soname"
+  fi
 done
+# furudesk.exe is compiled against these headers (no FFmpeg headers for
+# Windows are installed on the machine).
+[ "$target" = windows ] && cp -r "$prefix/include" "$next/include"
 printf '%s\n' "$stamp" >"$next/BUILT"
 rm -rf "$out"
 mv "$next" "$out"

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Builds the Windows release on Linux with Debian's mingw-w64 (cgo: Fyne's
 # GLFW driver needs it) and NSIS:
-#   dist/furudesk-windows-amd64.zip        furudesk\furudesk.exe, unzip and run
+#   dist/furudesk-windows-amd64.zip        furudesk\furudesk.exe and FFmpeg's
+#                                          DLLs beside it, unzip and run
 #   dist/furudesk-windows-amd64-setup.exe  per-user installer (Start menu entry,
 #                                          uninstaller; /S installs silently)
+# FFmpeg's audio-only libraries are cross-built once (scripts/build-ffmpeg.sh
+# --windows, cached in build/windows/ffmpeg) and furudesk.exe is compiled
+# against their headers; it loads the DLLs from its own folder at the first
+# decode. When they cannot be built, furudesk.exe is built with -tags
+# noffmpeg (the pure-Go decoders: no AAC, ALAC or Opus) and this says so.
 # furudesk.exe is a GUI-subsystem exe with the icon, a manifest and version
 # info linked in from a .syso that mingw's windres makes from
 # packaging/windows/furudesk.rc.in. The exe is kept in build/windows for
@@ -37,15 +43,38 @@ syso=cmd/furudesk/rsrc_windows_amd64.syso
 trap 'rm -f "$root/$syso"' EXIT
 x86_64-w64-mingw32-windres -I "$out" -O coff -o "$syso" "$out/furudesk.rc"
 
-echo "package-windows: building $out/furudesk.exe (cgo, mingw-w64)"
+ffdir=$out/ffmpeg
+tags=no_emoji
+# audio/ffmpeg.go finds the headers in build/windows/ffmpeg/include (a
+# #cgo directive: CGO_CFLAGS would rebuild every cgo package).
+if GO=$go scripts/build-ffmpeg.sh --windows "$ffdir"; then
+  dlls=$(cd "$ffdir" && ls ./*.dll | sed 's|^\./||')
+else
+  echo "package-windows: FFmpeg's DLLs were not built: furudesk.exe gets the pure-Go decoders only (no AAC, ALAC, Opus)" >&2
+  tags=$tags,noffmpeg
+  dlls=
+fi
+
+echo "package-windows: building $out/furudesk.exe (cgo, mingw-w64, tags $tags)"
 CGO_ENABLED=1 GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc \
-  "$go" build -tags no_emoji -ldflags "-H=windowsgui -s -w -X main.version=$version" \
+  "$go" build -tags "$tags" -ldflags "-H=windowsgui -s -w -X main.version=$version" \
   -o "$out/furudesk.exe" ./cmd/furudesk
 rm -f "$syso"
+# The DLLs beside the exe, where it loads them from (and where
+# scripts/test-windows.sh runs it); the installer's lists of them.
+rm -f "$out"/*.dll
+: >"$out/ffmpeg-install.nsh"
+: >"$out/ffmpeg-uninstall.nsh"
+for dll in $dlls; do
+  cp "$ffdir/$dll" "$out/$dll"
+  printf 'File "${SRCDIR}\\%s"\n' "$dll" >>"$out/ffmpeg-install.nsh"
+  printf 'Delete "$INSTDIR\\%s"\n' "$dll" >>"$out/ffmpeg-uninstall.nsh"
+done
 
-# The zip: one folder, furudesk\furudesk.exe.
+# The zip: one folder, furudesk\furudesk.exe and the DLLs.
 rm -rf "$out/zip" && mkdir -p "$out/zip/furudesk"
 cp "$out/furudesk.exe" "$out/zip/furudesk/"
+for dll in $dlls; do cp "$out/$dll" "$out/zip/furudesk/"; done
 rm -f dist/furudesk-windows-amd64.zip
 (cd "$out/zip" && zip -q -r -9 "$root/dist/furudesk-windows-amd64.zip" furudesk)
 

@@ -5,11 +5,16 @@
 #   0. the tests of the Windows-only packages (named pipe, data dir ACL)
 #      pass under Wine;
 #   1. furudesk.exe --version prints the version;
-#   2. furudesk.exe --headless scans a folder of FLAC, MP3, Ogg Vorbis and
-#      WAV tones, and furudesk.exe ctl status answers over the named pipe;
+#   2. furudesk.exe --headless scans a folder of FLAC, MP3, Ogg Vorbis,
+#      WAV, AAC, ALAC and Opus tones, its log says it decodes with FFmpeg's
+#      DLLs from beside the exe (when they were built), and furudesk.exe ctl
+#      status answers over the named pipe;
 #   3. each tone is played and recorded from the null sink with parec: it
 #      must be heard, at its pitch (tools/tonecheck, which also counts the
 #      dropouts: a figure, not a failure, on a loaded machine);
+#   3b. a copy of furudesk.exe without the DLLs beside it falls back to the
+#      pure-Go decoders, says so in its log, plays the FLAC tone and leaves
+#      the AAC one out of its library;
 #   4. (given a Linux furudesk binary) the Windows device pairs with a Linux
 #      headless device, and the output moves to Linux and back with the
 #      position kept, each time heard on the right sink;
@@ -22,7 +27,8 @@
 # Wine 8 lacks: a stand-in (scripts/wine/bcryptprimitives.c, a test
 # fixture never shipped) is built with mingw into the prefix's system32.
 #
-#   [GO=go] scripts/test-windows.sh furudesk.exe [furudesk-setup.exe]
+#   [GO=go] [XVFB_DISPLAY=N] scripts/test-windows.sh furudesk.exe [furudesk-setup.exe [linux-furudesk]]
+# XVFB_DISPLAY: the display number to use (else Xvfb picks a free one).
 # Needs scripts/install-deps.sh --windows. Not part of `make test`: CI runs
 # `make test-windows` as a step of its own.
 set -euo pipefail
@@ -57,7 +63,11 @@ done
 (cd "$here/.." && "$go" build -o "$work/tonecheck" ./tools/tonecheck) || fail "cannot build tools/tonecheck"
 
 # A display of our own: Xvfb picks a free number.
-Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+if [ -n "${XVFB_DISPLAY:-}" ]; then
+  Xvfb ":$XVFB_DISPLAY" -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+else
+  Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" >"$work/xvfb.log" 2>&1 &
+fi
 pids+=($!)
 for _ in $(seq 1 100); do [ -s "$work/display" ] && break; sleep 0.1; done
 [ -s "$work/display" ] || fail "Xvfb did not start"
@@ -98,10 +108,19 @@ say "--version: $ver"
 
 # 2. --headless scans a folder; ctl answers over the pipe.
 music="$work/music"; mkdir -p "$music"
-declare -A tones=([flac]=440 [mp3]=554 [ogg]=659 [wav]=880)
-for ext in flac mp3 ogg wav; do
-  ffmpeg -loglevel error -f lavfi -i "sine=frequency=${tones[$ext]}:sample_rate=44100:duration=20" -ac 2 \
-    -metadata title="tone ${tones[$ext]}" -metadata artist="furudesk test" -metadata album="Wine" "$music/tone-${tones[$ext]}.$ext"
+# Each tone: its file and pitch; AAC, ALAC and Opus need FFmpeg's DLLs.
+# With them missing (a build with -tags noffmpeg) only the first four.
+dlls=$(ls "$(dirname "$exe")"/avcodec-*.dll 2>/dev/null || true)
+kinds=(flac mp3 ogg wav)
+[ -n "$dlls" ] && kinds+=(aac alac opus)
+declare -A tones=([flac]=440 [mp3]=554 [ogg]=659 [wav]=880 [aac]=494 [alac]=587 [opus]=740)
+declare -A files=([flac]=tone-440.flac [mp3]=tone-554.mp3 [ogg]=tone-659.ogg [wav]=tone-880.wav
+  [aac]=tone-494.m4a [alac]=tone-587-alac.m4a [opus]=tone-740.opus)
+declare -A codec=([aac]="-c:a aac -b:a 128k" [alac]="-c:a alac" [opus]="-c:a libopus -b:a 96k")
+for k in "${kinds[@]}"; do
+  # shellcheck disable=SC2086 # codec holds several words
+  ffmpeg -loglevel error -f lavfi -i "sine=frequency=${tones[$k]}:sample_rate=44100:duration=20" -ac 2 ${codec[$k]:-} \
+    -metadata title="tone ${tones[$k]}" -metadata artist="furudesk test" -metadata album="Wine" "$music/${files[$k]}"
 done
 data="$work/data"
 wdata=$(winpath "$data")
@@ -112,17 +131,32 @@ wine "$exe" --headless --data-dir "$wdata" --music "$(winpath "$music")" --mdns=
 pids+=($!); app=$!
 ctl() { timeout 60 wine "$exe" ctl --data-dir "$wdata" "$@" 2>>"$work/ctl.log" | tr -d '\r'; }
 alive() { kill -0 "$app" 2>/dev/null || fail "furudesk.exe --headless exited"; }
-deadline=$((SECONDS + 90)); st=""
-while [ $SECONDS -lt $deadline ]; do
-  alive
-  st=$(ctl status || true)
-  tr -d ' \n' <<<"$st" | grep -q '"scan":{[^}]*"running":false' && grep -q "\"folders\"" <<<"$st" && break
-  st=""; sleep 0.5
-done
-[ -n "$st" ] || fail "ctl status did not answer with a finished scan within 90 s"
+# scanned CTL PID: waits up to 90 s for CTL status to show a finished scan.
+scanned() {
+  local deadline=$((SECONDS + 90)) st
+  while [ $SECONDS -lt $deadline ]; do
+    kill -0 "$2" 2>/dev/null || fail "furudesk.exe ($1) exited"
+    st=$("$1" status || true)
+    # (the files it could not read, a list of objects, taken out first)
+    tr -d ' \n' <<<"$st" | sed 's/"failed":\[[^]]*\]//' | grep -q '"scan":{[^}]*"running":false' &&
+      grep -q "\"folders\"" <<<"$st" && return 0
+    sleep 0.5
+  done
+  fail "$1 status did not answer with a finished scan within 90 s"
+}
+scanned ctl "$app"
 ntracks=$(ctl tracks | grep -c '"content_id"' || true)
-[ "$ntracks" -eq 4 ] || fail "the library has $ntracks tracks, want 4 (flac, mp3, ogg, wav)"
-say "--headless: ctl status answers over the named pipe; scanned $ntracks tracks"
+[ "$ntracks" -eq "${#kinds[@]}" ] || fail "the library has $ntracks tracks, want ${#kinds[@]} (${kinds[*]})"
+say "--headless: ctl status answers over the named pipe; scanned $ntracks tracks (${kinds[*]})"
+# The log names the decoders (cmd/furudesk/wire.go), once the scan probed.
+dec=$(grep -m1 -o 'decoders="[^"]*"' "$work/headless.log" | tr -d '\r' || true)
+if [ -n "$dlls" ]; then
+  grep -q '^decoders="FFmpeg [^"]*audio-only build in ' <<<"$dec" ||
+    fail "furudesk.exe does not decode with the DLLs beside it: ${dec:-no decoders line in its log}"
+else
+  say "no FFmpeg DLLs beside $exe: AAC, ALAC and Opus are not checked"
+fi
+say "--headless: $dec"
 
 # heard SINK FREQ: records 3 s of SINK and says whether FREQ Hz is heard.
 heard() {
@@ -136,9 +170,9 @@ id_of() { tr -d '\r' | sed -n 's/^  "device_id": "\([^"]*\)".*/\1/p'; }
 rendering() { tr -d '\r' | grep -q '^  "rendering": true'; }
 
 # 3. Each tone is heard at its pitch.
-for ext in flac mp3 ogg wav; do
-  f=${tones[$ext]}
-  ctl play "$(winpath "$music/tone-$f.$ext")" >/dev/null || fail "ctl play tone-$f.$ext failed"
+for k in "${kinds[@]}"; do
+  f=${tones[$k]} file=${files[$k]}
+  ctl play "$(winpath "$music/$file")" >/dev/null || fail "ctl play $file failed"
   deadline=$((SECONDS + 30)); pos=0
   while [ $SECONDS -lt $deadline ]; do
     alive
@@ -147,9 +181,9 @@ for ext in flac mp3 ogg wav; do
     grep -q "\"title\": \"tone $f\"" <<<"$s" && grep -q '^  "playing": true' <<<"$s" && [ "${pos:-0}" -gt 1000 ] && break
     pos=0; sleep 0.3
   done
-  [ "${pos:-0}" -gt 1000 ] || fail "tone-$f.$ext does not play (status: $s)"
-  h=$(heard win "$f") || fail "tone-$f.$ext on the null sink: $h"
-  say "played tone-$f.$ext: $h"
+  [ "${pos:-0}" -gt 1000 ] || fail "$file does not play (status: $s)"
+  h=$(heard win "$f") || fail "$file on the null sink: $h"
+  say "played $file ($k): $h"
 done
 
 # 4. Pairing with a Linux device, and a transfer each way.
@@ -217,6 +251,34 @@ fi
 wineserver -k 2>/dev/null || true
 wait "$app" 2>/dev/null || true
 
+# 3b. The same exe without the DLLs beside it: the pure-Go decoders, said
+# in the log, play the FLAC tone; the AAC one is named as needing FFmpeg.
+if [ -n "$dlls" ]; then
+  bare="$work/bare"; bmusic="$work/bare-music"; mkdir -p "$bare" "$bmusic"
+  cp "$exe" "$bare/furudesk.exe"
+  cp "$music/tone-440.flac" "$music/tone-494.m4a" "$bmusic/"
+  bdata="$work/bare-data"; wbdata=$(winpath "$bdata")
+  wine "$bare/furudesk.exe" --headless --data-dir "$wbdata" --music "$(winpath "$bmusic")" --mdns=false \
+    --listen "127.0.0.1:$((port + 3))" --name "Bare" >"$work/bare.log" 2>&1 &
+  pids+=($!); bpid=$!
+  bctl() { timeout 60 wine "$bare/furudesk.exe" ctl --data-dir "$wbdata" "$@" 2>>"$work/ctl.log" | tr -d '\r'; }
+  scanned bctl "$bpid"
+  bdec=$(grep -m1 -o 'decoders="[^"]*"' "$work/bare.log" | tr -d '\r' || true)
+  grep -q '^decoders="pure Go [^"]*FFmpeg not loaded: [^"]*avutil-[0-9]*\.dll' <<<"$bdec" ||
+    fail "without the DLLs the log does not say it falls back: ${bdec:-no decoders line}"
+  bn=$(bctl tracks | grep -c '"content_id"' || true)
+  [ "$bn" -eq 1 ] || fail "without the DLLs the library has $bn tracks, want 1 (the FLAC; the AAC needs FFmpeg)"
+  bctl status | tr -d ' \n' | grep -q 'tone-494.m4a","reason":"[^"]*needsFFmpeg' ||
+    fail "without the DLLs the scan does not name the AAC file as needing FFmpeg"
+  bctl play "$(winpath "$bmusic/tone-440.flac")" >/dev/null || fail "ctl play without the DLLs failed"
+  for _ in $(seq 1 100); do p=$(bctl status | pos_of); [ "${p:-0}" -gt 1000 ] && break; sleep 0.3; done
+  [ "${p:-0}" -gt 1000 ] || fail "without the DLLs the FLAC tone does not play"
+  h=$(heard win 440) || fail "without the DLLs, the FLAC tone on the null sink: $h"
+  say "without the DLLs: $bdec; $bn track (FLAC) of 2, the AAC named as needing FFmpeg; $h"
+  wineserver -k 2>/dev/null || true
+  wait "$bpid" 2>/dev/null || true
+fi
+
 # 5. The window opens, lists the demo tracks and plays one; the screenshot
 # is kept ($SHOT).
 shot=$(realpath -m "${SHOT:-build/windows/wine-window.png}")
@@ -253,6 +315,21 @@ for _ in $(seq 1 60); do
 done
 [ -n "$ok" ] || fail "the window looks blank (gray stddev $sd, $colors colors; see $shot)"
 say "window: opened, plays the demo (at ${p} ms); screenshot $shot (gray stddev $sd, $colors colors)"
+# Its close button (WM_SYSCOMMAND SC_CLOSE, posted by a fixture: no window
+# manager here): with "close to tray", Windows' default, the window goes
+# and furudesk keeps running and answering.
+x86_64-w64-mingw32-gcc -O2 -municode -o "$work/closewindow.exe" "$here/wine/closewindow.c" ||
+  fail "cannot build the closewindow fixture"
+timeout 30 wine "$work/closewindow.exe" furudesk || fail "closewindow found no window titled furudesk"
+closed=""
+for _ in $(seq 1 100); do
+  grep -q 'window closed to the tray' "$work/window.log" && xwininfo -id "$win" 2>/dev/null | grep -q 'IsUnMapped' && { closed=1; break; }
+  kill -0 "$gui" 2>/dev/null || break
+  sleep 0.2
+done
+[ -n "$closed" ] || fail "closing the window did not hide it to the tray ($(xwininfo -id "$win" 2>&1 | grep 'Map State'))"
+gctl status | grep -q '^  "playing": true' || fail "furudesk does not keep playing after its window was closed to the tray"
+say "window: its close button hides it to the tray (unmapped), furudesk keeps playing and answering ctl"
 wineserver -k 2>/dev/null || true
 wait "$gui" 2>/dev/null || true # killed: its status is no news
 
@@ -262,13 +339,16 @@ if [ -n "$setup" ]; then
   inst="$WINEPREFIX/drive_c/users/$(id -un)/AppData/Local/Programs/furudesk"
   [ -d "$inst" ] || inst=$(find "$WINEPREFIX/drive_c/users" -type d -path '*AppData/Local/Programs/furudesk' | head -1)
   [ -f "$inst/furudesk.exe" ] || fail "the installer put no furudesk.exe under AppData\\Local\\Programs\\furudesk"
+  for d in $dlls; do
+    [ -f "$inst/$(basename "$d")" ] || fail "the installer put no $(basename "$d") beside furudesk.exe"
+  done
   lnk=$(find "$WINEPREFIX/drive_c/users" -name 'furudesk.lnk' -path '*Start Menu*' | head -1)
   [ -n "$lnk" ] || fail "the installer made no Start menu entry"
   v2=$(timeout 60 wine "$inst/furudesk.exe" --version 2>/dev/null | tr -d '\r')
   [ "$v2" = "$ver" ] || fail "the installed furudesk.exe --version printed '$v2'"
   wine reg query 'HKCU\Software\Microsoft\Windows\CurrentVersion\Uninstall\furudesk' >/dev/null 2>&1 ||
     fail "the installer made no entry in Settings > Apps"
-  say "installer /S: $(basename "$inst")\\furudesk.exe ($v2), Start menu entry, uninstall entry"
+  say "installer /S: $(basename "$inst")\\furudesk.exe ($v2) and $(ls "$inst" | grep -c '\.dll$') FFmpeg DLLs, Start menu entry, uninstall entry"
   timeout 120 wine "$inst/uninstall.exe" /S >"$work/uninstall.log" 2>&1 || fail "the uninstaller /S failed"
   # NSIS's uninstaller copies itself to %TEMP% and returns at once.
   for _ in $(seq 1 100); do [ ! -e "$inst/furudesk.exe" ] && [ ! -e "$lnk" ] && break; sleep 0.2; done

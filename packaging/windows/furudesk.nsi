@@ -6,7 +6,8 @@
 ; uninstalls silently.
 ;
 ; Defines passed in: VERSION, VERSION4 (a.b.c.d), SRCDIR (furudesk.exe,
-; furudesk.ico), OUTFILE.
+; furudesk.ico, FFmpeg's DLLs and ffmpeg-install.nsh / ffmpeg-uninstall.nsh,
+; the File and Delete lines of those DLLs), OUTFILE.
 
 ; 64-bit, like furudesk.exe (and Wine without its 32-bit half runs it).
 Target amd64-unicode
@@ -42,6 +43,7 @@ Section "furudesk"
   SetShellVarContext current
   SetOutPath "$INSTDIR"
   File "${SRCDIR}\furudesk.exe"
+  !include "${SRCDIR}\ffmpeg-install.nsh"
   WriteUninstaller "$INSTDIR\uninstall.exe"
   CreateShortcut "$SMPROGRAMS\${APPNAME}.lnk" "$INSTDIR\furudesk.exe"
   WriteRegStr HKCU "Software\${APPNAME}" "InstallDir" "$INSTDIR"
@@ -60,6 +62,7 @@ Section "Uninstall"
   SetShellVarContext current
   Delete "$SMPROGRAMS\${APPNAME}.lnk"
   Delete "$INSTDIR\furudesk.exe"
+  !include "${SRCDIR}\ffmpeg-uninstall.nsh"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"
   DeleteRegKey HKCU "${UNINSTKEY}"
