@@ -67,7 +67,7 @@ func TestWebHubDecodesWhatTheBrowserCannotPlay(t *testing.T) {
 			t.Logf("hub web: %s", hub.ctl("web"))
 		}
 	})
-	playHere(b)
+	chooseThisBrowser(b)
 
 	t0 := time.Now()
 	hub.ctl("play", ids["track0.wv"], ids["track1.m4a"])
@@ -120,9 +120,9 @@ func startHubPage(t *testing.T, c *cluster, hub *node) (map[string]string, *brow
 	return ids, b
 }
 
-// playHere clicks "Play on this browser" and waits for the page to be
+// chooseThisBrowser clicks "Play on this browser" and waits for the page to be
 // the hub's output.
-func playHere(b *browser) {
+func chooseThisBrowser(b *browser) {
 	b.t.Helper()
 	b.click("#devbtn")
 	b.until("the device picker with this browser", `document.getElementById("devices").open && !!document.getElementById("playhere")`)

@@ -80,7 +80,7 @@ func overlapAt(r *recorder, i int) time.Duration {
 // b and returns the frame of the recording where the second began and
 // the gap there (negative: they overlapped that long).
 func playTwoInBrowser(t testing.TB, hub *node, b *browser, a, bID string, freqB float64) (int, time.Duration) {
-	playHere(b)
+	chooseThisBrowser(b)
 	start := hub.rec.frames()
 	hub.ctl("play", a, bID)
 	b.until("the second track plays", `outp.content === `+jsString(bID)+` && !outp.el.paused && outp.el.currentTime > 1`)
