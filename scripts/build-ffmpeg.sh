@@ -81,6 +81,16 @@ stamp="$source_pkg $version ${options[*]}"
 if [ -f "$out/BUILT" ] && [ "$(cat "$out/BUILT")" = "$stamp" ]; then
   exit 0
 fi
+# A build is also kept in the user's cache, as Go keeps its own, so a fresh
+# clone on the same machine (CI's) copies it instead of building again.
+# FURUDESK_FFMPEG_CACHE=off turns that off.
+cache=${FURUDESK_FFMPEG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/furudesk/ffmpeg-$target}
+if [ "$cache" != off ] && [ -f "$cache/BUILT" ] && [ "$(cat "$cache/BUILT")" = "$stamp" ]; then
+  rm -rf "$out.new" && mkdir -p "$(dirname "$out")" && cp -r "$cache" "$out.new"
+  rm -rf "$out" && mv "$out.new" "$out"
+  echo "build-ffmpeg: FFmpeg $version for audio only, from $cache"
+  exit 0
+fi
 
 echo "build-ffmpeg: FFmpeg $version for audio only, into $out"
 # apt-get source, with the machine's sources as deb-src, in a private state
@@ -149,4 +159,10 @@ printf '%s\n' "$stamp" >"$next/BUILT"
 rm -rf "$out"
 mv "$next" "$out"
 rm -rf "$src" "$apt_dir"
+if [ "$cache" != off ]; then
+  # Best effort: a full or read-only home only costs the next clone a build.
+  { rm -rf "$cache.new" && mkdir -p "$(dirname "$cache")" && cp -r "$out" "$cache.new" &&
+    rm -rf "$cache" && mv "$cache.new" "$cache"; } 2>/dev/null ||
+    echo "build-ffmpeg: could not keep a copy in $cache (continuing)" >&2
+fi
 echo "build-ffmpeg: $(ls "$out" | tr '\n' ' ')"
