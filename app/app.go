@@ -210,6 +210,9 @@ func New(opts Options, deps Deps) (*App, error) {
 	if c := a.collection; c != nil {
 		go c.run(a.quit, func() { a.post(refreshIntent{}) })
 	}
+	if a.pm != nil {
+		a.pm.OnChange(func() { a.post(refreshIntent{}) }) // what the router answered, in Status.Reach
+	}
 	if opts.HoldLaunchScan > 0 {
 		time.AfterFunc(opts.HoldLaunchScan, a.LibraryShown)
 	}

@@ -33,6 +33,8 @@ type Outside interface {
 type PortMapper interface {
 	SetOn(on bool)
 	Status() portmap.Status
+	// OnChange makes f run after each change of Status.
+	OnChange(f func())
 }
 
 // Errors of the outside settings.
@@ -80,6 +82,7 @@ func (a *App) SetPublicAddrs(addrs []string) error {
 	if err := o.SetPublic(addrs); err != nil {
 		return err
 	}
+	defer a.post(refreshIntent{}) // Status.Reach
 	return SavePublicSetting(a.store, addrs)
 }
 
@@ -93,6 +96,7 @@ func (a *App) SetPortMap(on bool) error {
 		return err
 	}
 	a.pm.SetOn(on)
+	a.post(refreshIntent{}) // Status.Reach
 	return nil
 }
 

@@ -84,6 +84,7 @@ type Mapper struct {
 	failures int
 	cancel   context.CancelFunc
 	done     chan struct{}
+	onChange func()
 }
 
 // New returns a mapper of port, off. set receives the mapped addresses
@@ -97,6 +98,25 @@ func New(port int, set func(addrs []string), log *slog.Logger, protos ...Protoco
 		log = slog.Default()
 	}
 	return &Mapper{port: port, protos: protos, set: set, log: log}
+}
+
+// OnChange makes f run after each change of Status (f must not block; nil:
+// none). The app republishes its status with it, so Settings shows what
+// the router answered as soon as it did.
+func (m *Mapper) OnChange(f func()) {
+	m.mu.Lock()
+	m.onChange = f
+	m.mu.Unlock()
+}
+
+// changed runs the OnChange function.
+func (m *Mapper) changed() {
+	m.mu.Lock()
+	f := m.onChange
+	m.mu.Unlock()
+	if f != nil {
+		f()
+	}
 }
 
 // SetOn turns mapping on (the port is mapped in the background, and kept)
@@ -182,6 +202,7 @@ func (m *Mapper) Refresh(ctx context.Context) time.Duration {
 			m.log.Info("portmap: the router mapped this device's port", "answer", answer)
 			m.set([]string{ext})
 		}
+		m.changed()
 		return Next(granted, 0)
 	}
 	m.mu.Lock()
@@ -196,6 +217,7 @@ func (m *Mapper) Refresh(ctx context.Context) time.Duration {
 	if lost {
 		m.set(nil)
 	}
+	m.changed()
 	return wait
 }
 
@@ -206,6 +228,7 @@ func (m *Mapper) unmap() {
 	if p == nil {
 		m.st = Status{}
 		m.mu.Unlock()
+		m.changed()
 		return
 	}
 	m.st = Status{Answer: "off"}
@@ -221,6 +244,7 @@ func (m *Mapper) unmap() {
 		m.log.Info("portmap: mapping removed", "method", p.Name())
 	}
 	m.set(nil)
+	m.changed()
 }
 
 func joinAnswers(a []string) string {

@@ -60,6 +60,8 @@ func TestMapperMapsRenewsAndRemoves(t *testing.T) {
 	var mu sync.Mutex
 	var got [][]string
 	m := New(7400, func(a []string) { mu.Lock(); got = append(got, a); mu.Unlock() }, nil, pmp, upnp)
+	changes := 0
+	m.OnChange(func() { mu.Lock(); changes++; mu.Unlock() })
 	// Refresh is what the loop of SetOn(true) calls, here by hand.
 	m.Refresh(context.Background())
 	// A renewal asks UPnP only.
@@ -82,6 +84,9 @@ func TestMapperMapsRenewsAndRemoves(t *testing.T) {
 	if len(got) != 2 || !slices.Equal(got[0], []string{"11.0.0.20:7400"}) || got[1] != nil {
 		t.Errorf("addresses handed on %q, want the mapped one once, then none", got)
 	}
+	if changes != 3 { // the mapping, its renewal, its removal
+		t.Errorf("OnChange ran %d times, want 3", changes)
+	}
 	if st := m.Status(); st.On || st.External != "" {
 		t.Errorf("after off: %+v", st)
 	}
@@ -91,11 +96,16 @@ func TestMapperSaysWhyNot(t *testing.T) {
 	a := &fakeProto{name: "NAT-PMP", err: errors.New("connection refused")}
 	b := &fakeProto{name: "UPnP-IGD", err: errors.New("no internet gateway answered on the LAN")}
 	m := New(7400, func([]string) { t.Error("addresses handed on without a mapping") }, nil, a, b)
+	changed := false
+	m.OnChange(func() { changed = true })
 	if wait := m.Refresh(context.Background()); wait != retryMin {
 		t.Errorf("retry in %v, want %v", wait, retryMin)
 	}
 	st := m.Status()
 	if !strings.Contains(st.Answer, "NAT-PMP: connection refused") || !strings.Contains(st.Answer, "UPnP-IGD: no internet gateway") {
 		t.Errorf("answer %q does not say what each router said", st.Answer)
+	}
+	if !changed {
+		t.Error("a refusal did not run OnChange: Settings would not show it")
 	}
 }

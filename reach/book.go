@@ -102,11 +102,8 @@ func ValidAddr(a string) error {
 		return fmt.Errorf("address of %d bytes", len(a))
 	}
 	host, port, err := net.SplitHostPort(a)
-	if err != nil {
-		return fmt.Errorf("address %q: %v", a, err)
-	}
-	p, err := strconv.Atoi(port)
-	if err != nil || p < 1 || p > 65535 || host == "" {
+	p, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || p < 1 || p > 65535 || host == "" {
 		return fmt.Errorf("address %q: want host:port with a port in 1..65535", a)
 	}
 	return nil

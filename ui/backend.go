@@ -88,6 +88,10 @@ type Backend interface {
 	// Carry and SetCarry: Settings › Carry other devices' traffic.
 	Carry() bool
 	SetCarry(on bool) error
+	// SetPublicAddrs and SetPortMap: Settings › Reach from outside (what
+	// they did is in Status.Reach).
+	SetPublicAddrs(addrs []string) error
+	SetPortMap(on bool) error
 	AlbumCover(albumID string) ([]byte, error)
 	AddFolder(path string) error
 	RemoveFolder(path string) error

@@ -1,14 +1,17 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
 
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/grouplib"
+	"github.com/furudesk/furudesk/portmap"
 )
 
 // groupPlaces makes tracks 1 to 3 of the harness's library tracks other
@@ -175,5 +178,52 @@ func TestSettingsCarryOthersTraffic(t *testing.T) {
 	h.wantCalls("SetCarry(false)")
 	if h.b.Carry() || c.msg.Text != "This device no longer carries other devices' traffic." {
 		t.Fatalf("after unticking: carry %v, message %q", h.b.Carry(), c.msg.Text)
+	}
+}
+
+// Settings › Reach from outside: opening a port on the router applies at
+// once and says what the router answered; a forwarded address is
+// applied, a wrong one refused with a sentence; the address members see
+// is offered while nothing is forwarded.
+func TestSettingsReachFromOutside(t *testing.T) {
+	h := newHarness(t, 5)
+	h.apply(func(st *app.Status) { st.Reach = &app.ReachStatus{Observed: []string{"203.0.113.7:7400"}} })
+	h.u.showPage(PageSettings)
+	c := h.u.settings.outside
+	if c.portmap.Checked || !c.seen.Visible() || !strings.Contains(c.seen.Text, "203.0.113.7:7400") {
+		t.Fatalf("at first: checked %v, seen %v %q", c.portmap.Checked, c.seen.Visible(), c.seen.Text)
+	}
+	test.Tap(c.portmap)
+	h.wantCalls("SetPortMap(true)")
+	if c.mapped.Text != "Asking the router…" {
+		t.Fatalf("after ticking: %q", c.mapped.Text)
+	}
+	h.apply(func(st *app.Status) {
+		st.Reach = &app.ReachStatus{Observed: st.Reach.Observed, PortMap: portmap.Status{On: true, Answer: "no mapping: NAT-PMP: connection refused; UPnP-IGD: no internet gateway answered on the LAN"}}
+	})
+	if !strings.HasPrefix(c.mapped.Text, "The router did not open a port (NAT-PMP: connection refused") {
+		t.Fatalf("a refusal: %q", c.mapped.Text)
+	}
+	h.apply(func(st *app.Status) {
+		st.Reach = &app.ReachStatus{Observed: st.Reach.Observed, PortMap: portmap.Status{On: true, Method: "UPnP-IGD", External: "11.0.0.20:7400"}}
+	})
+	if c.mapped.Text != "Opened by UPnP-IGD: other networks reach this device at 11.0.0.20:7400." || c.seen.Visible() {
+		t.Fatalf("mapped: %q, seen shown %v", c.mapped.Text, c.seen.Visible())
+	}
+
+	h.b.ResetCalls()
+	test.Type(c.public, "home.example.net")
+	c.applyPublic()
+	h.wantCalls("SetPublicAddrs(home.example.net)")
+	if c.msg.Importance != widget.DangerImportance || !strings.Contains(c.msg.Text, "host:port") {
+		t.Fatalf("an address without a port: %q", c.msg.Text)
+	}
+	c.public.SetText("home.example.net:7400, 198.51.100.2:7400")
+	c.applyPublic()
+	if got := h.b.Status().Reach.Public; !slices.Equal(got, []string{"home.example.net:7400", "198.51.100.2:7400"}) {
+		t.Fatalf("public addresses %q", got)
+	}
+	if c.msg.Importance == widget.DangerImportance || c.public.Text != "home.example.net:7400 198.51.100.2:7400" {
+		t.Fatalf("after apply: %q, field %q", c.msg.Text, c.public.Text)
 	}
 }

@@ -41,6 +41,7 @@ type settingsPage struct {
 	filling                     bool
 
 	sharing *sharingCard
+	outside *outsideCard
 	web     *webCard // nil without Options.Web
 }
 
@@ -107,7 +108,8 @@ func newSettingsPage(u *UI) *settingsPage {
 	appearance := widget.NewCard("Appearance", "", look)
 
 	p.sharing = newSharingCard(u, p.scroll)
-	cards := container.NewVBox(music, device, sound, playback, p.sharing.view)
+	p.outside = newOutsideCard(u)
+	cards := container.NewVBox(music, device, sound, playback, p.sharing.view, p.outside.view)
 	if w := u.opts.Web; w != nil {
 		p.web = newWebCard(u, w)
 		cards.Add(p.web.view)
@@ -132,6 +134,7 @@ func (p *settingsPage) update(st, prev app.Status, first bool) {
 		p.renderFolders(st.Folders, st.Scan.Missing)
 	}
 	p.sharing.update(st)
+	p.outside.update(st, first)
 	if p.web != nil {
 		p.web.update()
 	}

@@ -11,7 +11,9 @@ import (
 	"image/color"
 	"image/png"
 	"maps"
+	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/library"
+	"github.com/furudesk/furudesk/portmap"
 )
 
 // ErrNoCover is returned by Cover for tracks without art.
@@ -493,6 +496,46 @@ func (b *Backend) SetCarry(on bool) error {
 	b.carry = on
 	b.mu.Unlock()
 	return nil
+}
+
+// SetPublicAddrs records the addresses in Status.Reach; an address
+// without a port fails as the app's does.
+func (b *Backend) SetPublicAddrs(addrs []string) error {
+	if err := b.record("SetPublicAddrs(%s)", strings.Join(addrs, " ")); err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			return fmt.Errorf("devicesync: public address: address %q: want host:port with a port in 1..65535", a)
+		}
+	}
+	b.Update(func(st *app.Status) {
+		withReach(st, func(r *app.ReachStatus) { r.Public = slices.Clone(addrs) })
+	})
+	return nil
+}
+
+// SetPortMap records the choice in Status.Reach (the router's answer is
+// the test's to set).
+func (b *Backend) SetPortMap(on bool) error {
+	if err := b.record("SetPortMap(%v)", on); err != nil {
+		return err
+	}
+	b.Update(func(st *app.Status) {
+		withReach(st, func(r *app.ReachStatus) { r.PortMap = portmap.Status{On: on} })
+	})
+	return nil
+}
+
+// withReach changes a copy of st's Reach with f and puts it in st (the
+// statuses handed out before keep theirs).
+func withReach(st *app.Status, f func(*app.ReachStatus)) {
+	var r app.ReachStatus
+	if st.Reach != nil {
+		r = *st.Reach
+	}
+	f(&r)
+	st.Reach = &r
 }
 
 // UploadLimit returns what SetUploadLimit set.
