@@ -20,6 +20,7 @@ import (
 type outsideCard struct {
 	u       *UI
 	view    fyne.CanvasObject
+	box     *fyne.Container
 	portmap *widget.Check
 	mapped  *subtle // what the router answered
 	public  *widget.Entry
@@ -44,8 +45,8 @@ func newOutsideCard(u *UI) *outsideCard {
 	form := widget.NewForm(widget.NewFormItem("Forwarded address", c.public))
 	form.Items[0].HintText = "The address and port you forwarded to this device on your router, if you did. Several: separate them with spaces. Empty: none."
 	apply := widget.NewButtonWithIcon("Apply", theme.ConfirmIcon(), c.applyPublic)
-	c.view = widget.NewCard("Reach from outside", "So your devices away from home reach this one: a laptop at work, a phone on mobile data.",
-		container.NewVBox(c.portmap, c.mapped, form, c.seen, c.msg, container.NewHBox(apply)))
+	c.box = container.NewVBox(c.portmap, c.mapped, form, c.seen, c.msg, container.NewHBox(apply))
+	c.view = widget.NewCard("Reach from outside", "So your devices away from home reach this one: a laptop at work, a phone on mobile data.", c.box)
 	return c
 }
 
@@ -60,13 +61,19 @@ func (c *outsideCard) update(st app.Status, first bool) {
 	if !first && sameReach(r, c.last) {
 		return
 	}
+	shown := strings.Join(c.last.Public, " ")
 	c.last = r
 	c.portmap.OnChanged = nil
 	c.portmap.SetChecked(r.PortMap.On)
 	c.portmap.OnChanged = c.setPortMap
-	setShown(c.mapped, portMapText(r))
-	setShown(c.seen, seenText(r))
-	if first || c.fill {
+	moved := setShown(c.mapped, portMapText(r))
+	moved = setShown(c.seen, seenText(r)) || moved
+	if moved {
+		c.box.Refresh() // lay the card out again, as a text appeared or went
+	}
+	// The field follows a change made elsewhere (ctl public-addr) unless
+	// the user is editing it.
+	if first || c.fill || c.public.Text == shown {
 		c.public.SetText(strings.Join(r.Public, " "))
 		c.fill = false
 	}
@@ -77,14 +84,19 @@ func sameReach(a, b app.ReachStatus) bool {
 	return sameStrings(a.Public, b.Public) && sameStrings(a.Observed, b.Observed) && a.PortMap == b.PortMap
 }
 
-// setShown shows l with s, or hides it when s is empty.
-func setShown(l *subtle, s string) {
+// setShown shows l with s, or hides it when s is empty. It reports
+// whether l appeared, went or changed its text.
+func setShown(l *subtle, s string) bool {
+	if l.Text == s && l.Visible() == (s != "") {
+		return false
+	}
 	l.SetText(s)
 	if s == "" {
 		l.Hide()
 	} else {
 		l.Show()
 	}
+	return true
 }
 
 // portMapText says what opening a port on the router did: "Opened by
