@@ -22,5 +22,5 @@ export FURUDESK_LAB=1 LANG=${LANG:-C.UTF-8}
 echo "# lab-reach $(git describe --tags --always --dirty 2>/dev/null || echo dev), $(date -u +%FT%TZ)"
 echo "# FURUDESK_LAB=1 go test ./cmd/furudesk -run TestLabReach -count=1 -v"
 "$GO" test ./cmd/furudesk -run 'TestLabReach' -count=1 -v -timeout 15m 2>&1 |
-  grep -E '^(--- |PASS|FAIL|ok )|lab_(reach|home|carriers)_test.go' | grep -v '^=== '
+  grep -E '^ *--- |^(PASS|FAIL|ok )|lab_(reach|home|carriers)_test.go' | grep -v '^=== '
 exit "${PIPESTATUS[0]}"
