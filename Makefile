@@ -8,9 +8,10 @@ FYNE := fyne.io/tools/cmd/fyne@v1.7.4
 SEEDS ?= 100000
 SOAK ?= 20m
 BROWSE ?= 30m
+PLAY_PHASE ?= 30s
 export LANG ?= C.UTF-8
 
-.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-reach bench-tools sim soak package clean test-web bench-web lab-reach package-windows test-windows deb deb-deps deb-check
+.PHONY: all deps test-deps ffmpeg build run test vet fmt-check crosscheck staticcheck unit unit-noffmpeg race smoke bench bench-go bench-desktop bench-large bench-play bench-reach bench-tools sim soak package clean test-web bench-web lab-reach package-windows test-windows deb deb-deps deb-check
 
 all: build
 
@@ -112,7 +113,7 @@ smoke: build test-deps
 
 ## bench: the benchmark report (bin/bench.txt): the Go benchmarks, then
 ## the real binary's desktop benchmarks (BROWSE=5m shortens the browsing)
-bench: bench-go bench-desktop bench-large bench-web bench-reach
+bench: bench-go bench-desktop bench-large bench-play bench-web bench-reach
 
 ## bench-reach: issue 35, relay figures and the NAT lab's connectivity
 ## (the lab needs root; skipped without)
@@ -134,6 +135,10 @@ bench-tools: build
 ## 10,000 tracks, then $(BROWSE) of scripted browsing
 bench-desktop: bench-tools
 	set -o pipefail; scripts/bench-desktop.sh bin/deskbench bin/furudesk bin/fynefloor -mode idle -browse $(BROWSE) | tee bin/bench-desktop.txt
+
+## bench-play: issue 37, the player's CPU per format next to ffmpeg's
+bench-play: bench-tools
+	set -o pipefail; scripts/bench-desktop.sh bin/deskbench bin/furudesk bin/fynefloor -mode play -phase $(PLAY_PHASE) | tee bin/bench-play.txt
 
 ## bench-large: issue 20, 100,000 tracks: scan, ctl, shutdown, the window
 bench-large: bench-tools

@@ -14,6 +14,10 @@
 //	deskbench -mode large  (issue 20) a 100,000-track collection: scan,
 //	                       ctl timings, shutdown times, the window's first
 //	                       launch, page switches, album grid scrolling, RSS
+//	deskbench -mode play   (issue 37) the headless player's CPU playing MP3,
+//	                       FLAC, AAC, Opus and Vorbis next to ffmpeg
+//	                       playing the same files to PulseAudio, and the
+//	                       ratio
 package main
 
 import (
@@ -44,7 +48,7 @@ func (b *bench) report(format string, args ...any) {
 }
 
 func main() {
-	mode := flag.String("mode", "idle", "idle (issue 18) or large (issue 20)")
+	mode := flag.String("mode", "idle", "idle (issue 18), large (issue 20) or play (issue 37)")
 	bin := flag.String("bin", "bin/furudesk", "the furudesk binary")
 	floor := flag.String("floor", "", "the fynefloor binary (one-label Fyne window)")
 	libDir := flag.String("lib", "", "the collection's folder (generated there when it has none)")
@@ -70,7 +74,7 @@ func main() {
 	}
 	n := *tracks
 	if n == 0 {
-		n = map[string]int{"idle": 10_000, "large": 100_000}[*mode]
+		n = map[string]int{"idle": 10_000, "large": 100_000, "play": 10}[*mode]
 	}
 	dir := *libDir
 	if dir == "" {
@@ -98,6 +102,8 @@ func main() {
 		} else {
 			err = b.large(*shutdowns)
 		}
+	case "play":
+		err = b.play()
 	default:
 		err = fmt.Errorf("unknown mode %q", *mode)
 	}
