@@ -36,7 +36,7 @@ app_build=$(sed -n 's/^[[:space:]]*Build[[:space:]]*=[[:space:]]*\([0-9]*\).*/\1
 IFS=. read -r v1 v2 v3 _ <<<"$app_version"
 commas="${v1:-0},${v2:-0},${v3:-0},${app_build:-0}"
 
-"$go" run ./internal/winico/mkico assets/icon.png "$out/furudesk.ico"
+"$go" run ./tools/mkico assets/icon.png "$out/furudesk.ico"
 cp packaging/windows/furudesk.exe.manifest "$out/"
 sed -e "s/@VERSION@/$version/g" -e "s/@VERSION_COMMAS@/$commas/g" packaging/windows/furudesk.rc.in >"$out/furudesk.rc"
 syso=cmd/furudesk/rsrc_windows_amd64.syso

@@ -1,7 +1,7 @@
 // Command mkico turns a PNG into a Windows .ico of winico.Sizes, for the
 // Windows build's resources (scripts/package-windows.sh):
 //
-//	go run ./internal/winico/mkico in.png out.ico
+//	go run ./tools/mkico in.png out.ico
 package main
 
 import (
