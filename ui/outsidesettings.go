@@ -27,7 +27,6 @@ type outsideCard struct {
 	seen    *subtle // the addresses members saw this device come from
 	msg     *widget.Label
 	last    app.ReachStatus // what is shown
-	fill    bool            // the next update puts the addresses into the field
 }
 
 func newOutsideCard(u *UI) *outsideCard {
@@ -51,8 +50,8 @@ func newOutsideCard(u *UI) *outsideCard {
 }
 
 // update renders what st says of reaching this device from outside; the
-// forwarded addresses go into the field the first time and after an
-// apply, never while the user edits them.
+// forwarded addresses go into the field the first time and when they
+// change, unless the user is editing the field.
 func (c *outsideCard) update(st app.Status, first bool) {
 	var r app.ReachStatus
 	if st.Reach != nil {
@@ -72,10 +71,9 @@ func (c *outsideCard) update(st app.Status, first bool) {
 		c.box.Refresh() // lay the card out again, as a text appeared or went
 	}
 	// The field follows a change made elsewhere (ctl public-addr) unless
-	// the user is editing it.
-	if first || c.fill || c.public.Text == shown {
+	// the user is editing it; an apply puts what it set there itself.
+	if first || c.public.Text == shown {
 		c.public.SetText(strings.Join(r.Public, " "))
-		c.fill = false
 	}
 }
 
@@ -157,7 +155,6 @@ func (c *outsideCard) applyPublic() {
 		} else {
 			c.say("Your devices away from home now dial "+strings.Join(addrs, ", ")+".", false)
 		}
-		c.fill = true
 		c.public.SetText(strings.Join(addrs, " "))
 	})
 }

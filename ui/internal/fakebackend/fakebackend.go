@@ -11,7 +11,6 @@ import (
 	"image/color"
 	"image/png"
 	"maps"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/furudesk/furudesk/app"
+	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
 	"github.com/furudesk/furudesk/library"
 	"github.com/furudesk/furudesk/portmap"
@@ -498,16 +498,14 @@ func (b *Backend) SetCarry(on bool) error {
 	return nil
 }
 
-// SetPublicAddrs records the addresses in Status.Reach; an address
-// without a port fails as the app's does.
+// SetPublicAddrs records the addresses in Status.Reach; addresses the
+// app refuses (devicesync.ValidatePublic) fail as there.
 func (b *Backend) SetPublicAddrs(addrs []string) error {
 	if err := b.record("SetPublicAddrs(%s)", strings.Join(addrs, " ")); err != nil {
 		return err
 	}
-	for _, a := range addrs {
-		if _, _, err := net.SplitHostPort(a); err != nil {
-			return fmt.Errorf("devicesync: public address: address %q: want host:port with a port in 1..65535", a)
-		}
+	if err := devicesync.ValidatePublic(addrs); err != nil {
+		return err
 	}
 	b.Update(func(st *app.Status) {
 		withReach(st, func(r *app.ReachStatus) { r.Public = slices.Clone(addrs) })
