@@ -372,6 +372,22 @@ func (u *UI) confirm(l *widget.Label, text string) {
 	}
 }
 
+// warn shows an error message in l; it stays until the next message.
+func (u *UI) warn(l *widget.Label, text string) {
+	l.Importance = widget.DangerImportance
+	l.SetText(text)
+	l.Show()
+}
+
+// setChecked ticks or unticks c without running its OnChanged: the box
+// shows a state, it is not the user changing it.
+func setChecked(c *widget.Check, on bool) {
+	f := c.OnChanged
+	c.OnChanged = nil
+	c.SetChecked(on)
+	c.OnChanged = f
+}
+
 // unconfirm takes the confirmations shown away (a page change).
 func (u *UI) unconfirm() {
 	for _, l := range u.confirmed {

@@ -62,9 +62,7 @@ func (c *outsideCard) update(st app.Status, first bool) {
 	}
 	shown := strings.Join(c.last.Public, " ")
 	c.last = r
-	c.portmap.OnChanged = nil
-	c.portmap.SetChecked(r.PortMap.On)
-	c.portmap.OnChanged = c.setPortMap
+	setChecked(c.portmap, r.PortMap.On)
 	moved := setShown(c.mapped, portMapText(r))
 	moved = setShown(c.seen, seenText(r)) || moved
 	if moved {
@@ -128,16 +126,14 @@ func seenText(r app.ReachStatus) string {
 func (c *outsideCard) setPortMap(on bool) {
 	c.u.runThen(func() error { return c.u.b.SetPortMap(on) }, func(err error) {
 		if err != nil {
-			c.say("Could not change it: "+userError(err), true)
-			c.portmap.OnChanged = nil
-			c.portmap.SetChecked(c.last.PortMap.On)
-			c.portmap.OnChanged = c.setPortMap
+			c.u.warn(c.msg, "Could not change it: "+userError(err))
+			setChecked(c.portmap, c.last.PortMap.On)
 			return
 		}
 		if on {
-			c.say("Asking the router to open a port for this device.", false)
+			c.u.confirm(c.msg, "Asking the router to open a port for this device.")
 		} else {
-			c.say("The port on the router is closed again.", false)
+			c.u.confirm(c.msg, "The port on the router is closed again.")
 		}
 	})
 }
@@ -147,24 +143,14 @@ func (c *outsideCard) applyPublic() {
 	addrs := strings.FieldsFunc(c.public.Text, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
 	c.u.runThen(func() error { return c.u.b.SetPublicAddrs(addrs) }, func(err error) {
 		if err != nil {
-			c.say(userError(err), true)
+			c.u.warn(c.msg, userError(err))
 			return
 		}
 		if len(addrs) == 0 {
-			c.say("No forwarded address: away from home, your devices reach this one through an opened port or another device.", false)
+			c.u.confirm(c.msg, "No forwarded address: away from home, your devices reach this one through an opened port or another device.")
 		} else {
-			c.say("Your devices away from home now dial "+strings.Join(addrs, ", ")+".", false)
+			c.u.confirm(c.msg, "Your devices away from home now dial "+strings.Join(addrs, ", ")+".")
 		}
 		c.public.SetText(strings.Join(addrs, " "))
 	})
-}
-
-func (c *outsideCard) say(s string, bad bool) {
-	if !bad {
-		c.u.confirm(c.msg, s)
-		return
-	}
-	c.msg.Importance = widget.DangerImportance
-	c.msg.SetText(s)
-	c.msg.Show()
 }

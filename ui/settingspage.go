@@ -214,16 +214,12 @@ func (p *settingsPage) renderFolders(fs, missing []string) {
 func (p *settingsPage) saveName() {
 	name := strings.TrimSpace(p.name.Text)
 	if name == "" {
-		p.nameMsg.SetText("Give this device a name.")
-		p.nameMsg.Importance = widget.DangerImportance
-		p.nameMsg.Show()
+		p.u.warn(p.nameMsg, "Give this device a name.")
 		return
 	}
 	p.u.runThen(func() error { return p.u.b.SetDeviceName(name) }, func(err error) {
 		if err != nil {
-			p.nameMsg.Importance = widget.DangerImportance
-			p.nameMsg.SetText("Could not rename: " + userError(err))
-			p.nameMsg.Show()
+			p.u.warn(p.nameMsg, "Could not rename: "+userError(err))
 		} else {
 			p.u.confirm(p.nameMsg, "Renamed.")
 		}
@@ -236,9 +232,7 @@ func (p *settingsPage) setPassive(on bool) {
 	}
 	p.u.runThen(func() error { return p.u.b.SetPassive(on) }, func(err error) {
 		if err != nil {
-			p.passMsg.Importance = widget.DangerImportance
-			p.passMsg.SetText("Could not change it: " + userError(err))
-			p.passMsg.Show()
+			p.u.warn(p.passMsg, "Could not change it: "+userError(err))
 			p.filling = true
 			p.passive.SetChecked(p.u.st.Passive)
 			p.filling = false
@@ -275,9 +269,7 @@ func (p *settingsPage) setGain(label string) {
 	}
 	p.u.runThen(func() error { return p.u.b.SetReplayGain(string(mode)) }, func(err error) {
 		if err != nil {
-			p.gainMsg.Importance = widget.DangerImportance
-			p.gainMsg.SetText("Could not change it: " + userError(err))
-			p.gainMsg.Show()
+			p.u.warn(p.gainMsg, "Could not change it: "+userError(err))
 			p.filling = true
 			p.gain.SetSelected(gainModeLabel(p.u.st.ReplayGain))
 			p.filling = false
@@ -382,7 +374,5 @@ func (p *settingsPage) applyConfig() {
 var cfgFieldNames = strings.NewReplacer("owner_timeout_ms", strings.ToLower(fieldOwnerTimeout), "discovery_ms", strings.ToLower(fieldDiscovery))
 
 func (p *settingsPage) showCfgError(err error) {
-	p.cfgMsg.Importance = widget.DangerImportance
-	p.cfgMsg.SetText(userSentence(cfgFieldNames.Replace(app.UserMessage(err))) + " Nothing was changed.")
-	p.cfgMsg.Show()
+	p.u.warn(p.cfgMsg, userSentence(cfgFieldNames.Replace(app.UserMessage(err)))+" Nothing was changed.")
 }

@@ -72,8 +72,7 @@ func (c *sharingCard) reload(fill bool) {
 		carry := u.b.Carry()
 		framegov.Do(func() {
 			if c.carry.OnChanged == nil || fill {
-				c.carry.OnChanged = nil
-				c.carry.SetChecked(carry)
+				setChecked(c.carry, carry)
 				c.carry.OnChanged = c.setCarry
 			}
 			if err != nil {
@@ -113,10 +112,10 @@ func (c *sharingCard) apply() {
 	kbps, err2 := strconv.ParseInt(strings.TrimSpace(c.upload.Text), 10, 64)
 	switch {
 	case err1 != nil:
-		c.say("The cache size is a number of megabytes, such as 2048.", true)
+		c.u.warn(c.msg, "The cache size is a number of megabytes, such as 2048.")
 		return
 	case err2 != nil || kbps < 0:
-		c.say("The upload limit is a number of KB/s, 0 for none.", true)
+		c.u.warn(c.msg, "The upload limit is a number of KB/s, 0 for none.")
 		return
 	}
 	c.u.runThen(func() error {
@@ -126,10 +125,10 @@ func (c *sharingCard) apply() {
 		return c.u.b.SetUploadLimit(kbps)
 	}, func(err error) {
 		if err != nil {
-			c.say("Could not apply: "+userError(err), true)
+			c.u.warn(c.msg, "Could not apply: "+userError(err))
 			return
 		}
-		c.say("Applied.", false)
+		c.u.confirm(c.msg, "Applied.")
 		c.reload(false)
 	})
 }
@@ -138,14 +137,14 @@ func (c *sharingCard) apply() {
 func (c *sharingCard) setCarry(on bool) {
 	c.u.runThen(func() error { return c.u.b.SetCarry(on) }, func(err error) {
 		if err != nil {
-			c.say("Could not change it: "+userError(err), true)
+			c.u.warn(c.msg, "Could not change it: "+userError(err))
 			c.reload(true)
 			return
 		}
 		if on {
-			c.say("This device now carries other devices' traffic.", false)
+			c.u.confirm(c.msg, "This device now carries other devices' traffic.")
 		} else {
-			c.say("This device no longer carries other devices' traffic.", false)
+			c.u.confirm(c.msg, "This device no longer carries other devices' traffic.")
 		}
 	})
 }
@@ -153,20 +152,10 @@ func (c *sharingCard) setCarry(on bool) {
 func (c *sharingCard) clear() {
 	c.u.runThen(c.u.b.ClearCache, func(err error) {
 		if err != nil {
-			c.say("Could not clear: "+userError(err), true)
+			c.u.warn(c.msg, "Could not clear: "+userError(err))
 			return
 		}
-		c.say("Cleared (but for the track playing and the next).", false)
+		c.u.confirm(c.msg, "Cleared (but for the track playing and the next).")
 		c.reload(false)
 	})
-}
-
-func (c *sharingCard) say(s string, bad bool) {
-	if !bad {
-		c.u.confirm(c.msg, s)
-		return
-	}
-	c.msg.Importance = widget.DangerImportance
-	c.msg.SetText(s)
-	c.msg.Show()
 }
