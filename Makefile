@@ -100,7 +100,7 @@ test-web: ffmpeg
 RUNS ?= 10
 bench-web: ffmpeg
 	@scripts/install-deps.sh --web
-	set -o pipefail; FURUDESK_WEB_BENCH=$(RUNS) $(WITH_FFMPEG) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebHubBench' -v -timeout 30m | grep -E 'BENCH|run [0-9]+:|^(ok|FAIL|---)' | tee bin/bench-web.txt
+	set -o pipefail; $(WITH_FFMPEG) FURUDESK_WEB_BENCH=$(RUNS) $(GO) test -count=1 -tags chromium ./cmd/furudesk -run 'TestWebHubBench' -v -timeout 30m | grep -E 'BENCH|run [0-9]+:|^(ok|FAIL|---)' | tee bin/bench-web.txt
 
 ## lab-reach: the NAT lab of issue 35 (root: network namespaces, nftables,
 ## PulseAudio; about two minutes): devices behind two NATs reach each other

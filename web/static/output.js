@@ -11,17 +11,26 @@ const outp = {
   token: 0, seq: 0, track: 0, content: "", pending: "",
   el: null, tapping: false,
   cmds: [], ignored: 0, lastError: "", // what the hub asked and refused, for the tests
+  trace: [],       // [what, wall ms] of the last steps to sound (make bench-web prints them)
 };
+
+function outTrace(what) {
+  outp.trace.push([what, Date.now()]);
+  if (outp.trace.length > 64) outp.trace.shift();
+}
 
 function outEl() {
   if (outp.el) return outp.el;
   const el = new Audio(); el.preload = "auto"; outp.el = el;
+  outRoute(el);
   outSession(el);
+  for (const e of ["loadstart", "loadedmetadata", "canplay", "seeked"]) el.addEventListener(e, () => outTrace(e));
   el.addEventListener("playing", () => {
+    outTrace("playing");
     if (!outp.started) outp.startedAt = el.currentTime; // where this track began here (the tests read it)
     outReport(outp.started ? "playing" : "started"); outp.started = true;
   });
-  el.addEventListener("pause", () => { if (!el.ended && outp.track) outReport("paused"); });
+  el.addEventListener("pause", () => { outIdle(); if (!el.ended && outp.track) outReport("paused"); });
   el.addEventListener("ended", () => outReport("ended"));
   el.addEventListener("waiting", () => outReport("stalled"));
   el.addEventListener("stalled", () => { if (!el.paused && el.readyState < 3) outReport("stalled"); });
@@ -65,6 +74,7 @@ function outTap(show) {
 function outPlay() {
   const el = outEl(), src = el.src;
   outp.wantPlay = true;
+  if (el.routed && outp.warm.state !== "running") { outResume(el, src); return; }
   el.play().then(() => outTap(false)).catch((e) => {
     if (el.src !== src) return; // refused for a source given up since (outFallback)
     if (e && e.name === "NotAllowedError") { outTap(true); outReport("blocked"); }
@@ -72,16 +82,30 @@ function outPlay() {
   });
 }
 
+// outResume plays a routed element once the page's AudioContext runs
+// again (it is heard only through it). A browser that does not let it run
+// within 80 ms (no tap on the page yet) is refused like autoplay.
+function outResume(el, src) {
+  let refused = false;
+  const t = setTimeout(() => { refused = true; if (el.src === src && outp.wantPlay) { outTap(true); outReport("blocked"); } }, 80);
+  outp.warm.resume().then(() => {
+    clearTimeout(t);
+    if (!refused && el.src === src && outp.wantPlay && outp.warm.state === "running") outPlay();
+  }, () => {});
+}
+
 // outCmd runs a command of the hub for its output.
 function outCmd(m) {
   if (!outp.opened) return;
-  outp.cmds.push(m.cmd);
-  const el = outEl();
+  outp.cmds.push(m.cmd); outTrace("cmd " + m.cmd);
+  let el = outEl();
   outLevel(el, m);
   switch (m.cmd) {
     case "play": case "pause": case "resume": {
       const fresh = m.track !== outp.track;
-      if (fresh && outp.spare && outp.spare.m.track === m.track && outAdvance()) {
+      const spare = outp.spare && outp.spare.m.track === m.track;
+      if (fresh && !spare && !el.routed && outCanRoute()) el = outRenew(el, m);
+      if (fresh && spare && outAdvance()) {
         // the prepared track, already begun or now begun
       } else if (fresh) {
         outDropSpare();
@@ -168,6 +192,7 @@ function outPrepare(m) {
 // started: a started element is heard that much later (measured on the
 // recorded sink, see TestWebHubPlaysTheNextTrackWithoutAGap).
 outp.lead = 0.09;
+outp.routedLead = 0.004; // both through the page's AudioContext (outRoute)
 
 // outEarly starts the spare outp.lead before el ends, so that its first
 // sound follows el's last; outAdvance then makes it the output's element.
@@ -175,7 +200,18 @@ function outEarly(el) {
   const s = outp.spare, left = el.duration - el.currentTime;
   if (!s || !s.url || s.early || el.paused || !(left < 0.35) || s.el.readyState < 3) return;
   s.early = true;
-  setTimeout(() => { if (outp.spare === s && !outp.el.paused) s.el.play().catch(() => {}); }, Math.max(0, (left - outp.lead) * 1000));
+  const lead = el.routed && s.el.routed ? outp.routedLead : outp.lead;
+  // Two steps: a timer to shortly before the moment, then one from a
+  // fresh reading of the element's clock (timeupdate's is older by the
+  // time it is handled).
+  const fire = () => {
+    if (outp.spare !== s || outp.el !== el || el.paused) return;
+    const rest = el.duration - el.currentTime - lead;
+    if (rest > 0.004) { setTimeout(fire, rest > 0.06 ? (rest - 0.05) * 1000 : rest * 1000); return; }
+    outTrace("spare");
+    s.el.play().catch(() => {});
+  };
+  fire();
 }
 
 function outDropSpare() {
@@ -262,7 +298,9 @@ async function outOpen(here) {
   outp.opened = true;
   const fresh = outp.fresh; outp.fresh = false;
   outp.token = 0;
+  outTrace("open");
   const r = await send("output_open", { page: outp.page, fresh, here: here || undefined });
+  outTrace("opened");
   if (!r) { if (here) outp.opened = false; return; }
   outp.token = r.token;
   const k = outp.pending || outState(); outp.pending = "";
@@ -271,7 +309,68 @@ async function outOpen(here) {
 
 function outConnected() { if (outp.opened) outOpen(false); }
 
-function outHello(m) { outp.hub = !!m.hub; }
+function outHello(m) {
+  outp.hub = !!m.hub;
+  if (outp.hub) outWarm();
+}
+
+// outWarm readies the browser's audio path before it is first needed: a
+// browser's first sound waits for its audio output to open (about 250 ms
+// in Chromium on PulseAudio), once per page. An AudioContext made now
+// opens it (suspended until the browser lets it run: no sound).
+function outWarm() {
+  if (outp.warm || !window.AudioContext) return;
+  try { outp.warm = new AudioContext(); outTrace("warm"); } catch (e) { outp.warm = null; return; }
+  // Taken away while a routed element plays (another app, the system):
+  // say so, as for a refused autoplay; a tap resumes.
+  outp.warm.onstatechange = () => {
+    const el = outp.el;
+    if (outp.warm.state !== "running" && el && el.routed && !el.paused && outp.wantPlay) { outTap(true); outReport("blocked"); }
+  };
+}
+
+// outRoute plays el through the page's AudioContext when it runs: the
+// elements then meet in one audio graph, where the spare's start lands
+// within about 10 ms of the first's end (gapless) rather than on the
+// separate outputs' own 20 ms periods. A spare follows the element it
+// continues: both routed or neither, so that one lead fits.
+function outRoute(el) {
+  if (!outCanRoute() || (outp.el && outp.el !== el && !outp.el.routed)) return;
+  const ctx = outp.warm;
+  try { ctx.createMediaElementSource(el).connect(ctx.destination); el.routed = true; } catch (e) { /* plays on its own */ }
+}
+
+function outCanRoute() { return !!outp.warm && outp.warm.state === "running"; }
+
+// outRenew replaces an element that plays on its own by a routed one for
+// a new track (the page's AudioContext runs now; it did not when el was
+// made).
+function outRenew(el, m) {
+  outDropSpare();
+  el.pause(); el.removeAttribute("src"); el.load();
+  outp.el = null;
+  const n = outEl();
+  outLevel(n, m);
+  return n;
+}
+
+// outIdle lets the AudioContext rest while nothing plays (a running one
+// renders silence, and a phone's battery pays for it); outPlay wakes it.
+function outIdle() {
+  clearTimeout(outp.idleTimer);
+  outp.idleTimer = setTimeout(() => {
+    const el = outp.el, ctx = outp.warm;
+    if (ctx && ctx.state === "running" && (!el || el.paused)) ctx.suspend().catch(() => {});
+  }, 10000);
+}
+
+// outWake resolves once the page's AudioContext runs, or after 50 ms when
+// the browser does not let it (the elements then play on their own).
+function outWake() {
+  const ctx = outp.warm;
+  if (!ctx || ctx.state === "running") return Promise.resolve();
+  return Promise.race([ctx.resume().catch(() => {}), new Promise((r) => setTimeout(r, 50))]);
+}
 
 // The entry in the devices dialog.
 function outDeviceRow(ul) {
@@ -279,7 +378,10 @@ function outDeviceRow(ul) {
   const li = document.createElement("li");
   const here = outp.opened && state && state.owner === state.device.id;
   li.innerHTML = `<button class="rowmain devrow" id="playhere" role="menuitemradio" aria-checked="${here}"><span class="ico">${icon("speaker")}</span><span class="rowtext"><span>Play on this browser</span><span class="sub">${here ? "Playing here" : ""}</span></span></button>`;
-  li.querySelector("button").onclick = () => { $("devices").close(); toast("Playing on this browser…"); outEl(); outOpen(true); };
+  li.querySelector("button").onclick = () => {
+    $("devices").close(); toast("Playing on this browser…");
+    outWake().then(() => { outEl(); outOpen(true); });
+  };
   ul.prepend(li);
 }
 $("tapplay").onclick = () => { outTap(false); outPlay(); };
