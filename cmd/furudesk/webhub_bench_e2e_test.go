@@ -136,9 +136,11 @@ func TestWebHubBenchGap(t *testing.T) {
 	pairPage(t, b, hub, "http://"+webAddr+"/")
 	var gaps []time.Duration
 	for i := range runs {
+		eval[bool](b, `(outp.trace = [], true)`)
+		t0 := time.Now()
 		_, gap := playTwoInBrowser(t, hub, b, ids[fmt.Sprintf("first%02d.wav", i)], ids["second.wav"], 882)
 		gaps = append(gaps, gap.Abs())
-		t.Logf("run %d: gap %v (negative: an overlap)", i+1, gap)
+		t.Logf("run %d: gap %v (negative: an overlap; %s)", i+1, gap, pageSteps(b, t0))
 		hub.ctl("pause")
 		b.until("the page pauses", `outp.el.paused`)
 	}

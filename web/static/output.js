@@ -19,10 +19,10 @@ function outTrace(what) {
   if (outp.trace.length > 64) outp.trace.shift();
 }
 
-function outEl() {
+function outEl(follows) {
   if (outp.el) return outp.el;
   const el = new Audio(); el.preload = "auto"; outp.el = el;
-  outRoute(el);
+  outRoute(el, follows);
   outSession(el);
   for (const e of ["loadstart", "loadedmetadata", "canplay", "seeked"]) el.addEventListener(e, () => outTrace(e));
   el.addEventListener("playing", () => {
@@ -47,7 +47,7 @@ function outReport(kind, err) {
   const el = outp.el;
   outp.seq++;
   const m = { id: nextID++, op: "output_report", page: outp.page, token: outp.token, seq: outp.seq, kind,
-    content: outp.content, track: outp.track, ms: el ? Math.max(0, Math.round(el.currentTime * 1000)) : 0 };
+    content: outp.content, track: outp.track, ms: el ? Math.round(outHeard(el) * 1000) : 0 };
   if (err) m.err = err;
   waiting.set(m.id, (r) => { outp.ignored = r.ok ? outp.ignored : (outp.ignored || 0) + 1; if (!r.ok) outp.lastError = r.error; });
   ws.send(JSON.stringify(m));
@@ -131,7 +131,7 @@ function outCmd(m) {
     case "stop":
       outDropSpare();
       outp.track = 0; outp.content = ""; outTap(false);
-      el.pause(); el.removeAttribute("src"); el.load();
+      el.pause(); outCut(el); el.removeAttribute("src"); el.load();
       outReport("paused");
       break;
   }
@@ -170,7 +170,7 @@ outp.spare = null; // {el, m, url, decoded}
 function outPrepare(m) {
   outDropSpare();
   const cur = outp.el; outp.el = null;
-  const el = outEl(); // a new element with the output's listeners
+  const el = outEl(cur); // a new element with the output's listeners
   outp.el = cur;
   const keep = [outp.decoded, outp.dec, outp.pickMS];
   const url = outPick(el, Object.assign({}, m, { ms: 0 }));
@@ -183,7 +183,7 @@ function outPrepare(m) {
     if (e && !e.gapless) {
       e.gapless = true;
       e.addEventListener("ended", () => { if (e === outp.el) outAdvance(); });
-      e.addEventListener("timeupdate", () => { if (e === outp.el) outEarly(e); });
+      e.addEventListener("timeupdate", () => { if (e === outp.el) (e.routed && el.routed ? outSeam : outEarly)(e); });
     }
   }
 }
@@ -192,7 +192,6 @@ function outPrepare(m) {
 // started: a started element is heard that much later (measured on the
 // recorded sink, see TestWebHubPlaysTheNextTrackWithoutAGap).
 outp.lead = 0.09;
-outp.routedLead = 0.004; // both through the page's AudioContext (outRoute)
 
 // outEarly starts the spare outp.lead before el ends, so that its first
 // sound follows el's last; outAdvance then makes it the output's element.
@@ -200,7 +199,7 @@ function outEarly(el) {
   const s = outp.spare, left = el.duration - el.currentTime;
   if (!s || !s.url || s.early || el.paused || !(left < 0.35) || s.el.readyState < 3) return;
   s.early = true;
-  const lead = el.routed && s.el.routed ? outp.routedLead : outp.lead;
+  const lead = outp.lead;
   // Two steps: a timer to shortly before the moment, then one from a
   // fresh reading of the element's clock (timeupdate's is older by the
   // time it is handled).
@@ -214,9 +213,84 @@ function outEarly(el) {
   fire();
 }
 
+// The seam, for elements routed through the page's AudioContext: each
+// plays into a delay line (outRoute) and an analyser that sees its
+// frames as they enter. The spare is started as the first is about to
+// end and held back in its delay line; once both are seen, the first's
+// last sound and the spare's first, its delay is set so that it is heard
+// the frame after the first ends: sample-exact, whatever the browser's
+// timers and audio periods do. It costs seamDelay of latency.
+outp.seamDelay = 0.08;
+
+function outSeam(el) {
+  const s = outp.spare;
+  if (!s || !s.url || s.early || el.paused || s.el.readyState < 3 || !(el.duration - el.currentTime < 0.6)) return;
+  s.early = true;
+  // Started seamDelay before the first is heard to end (its delay line
+  // holds that much), so that the spare's delay comes out as seamDelay
+  // again rather than growing from seam to seam. On the context's clock:
+  // the element's stops when its last frame went in.
+  const ctx = outp.warm, at = ctx.currentTime + el.duration - el.currentTime + el.routed.delay.delayTime.value - outp.seamDelay - 0.01;
+  const fire = () => {
+    if (s.dropped || (outp.el === el && el.paused)) return;
+    const rest = at - ctx.currentTime;
+    if (rest > 0.004) { setTimeout(fire, rest > 0.06 ? (rest - 0.05) * 1000 : rest * 1000); return; }
+    outTrace("seam spare");
+    s.el.play().catch(() => {});
+    s.startedAt = performance.now();
+    s.poll = setInterval(() => outSeamPoll(el, s), 4);
+  };
+  fire();
+}
+
+// outSeamPoll looks for the first element's end and the spare's start in
+// their analysers (read together, so both stand in the same frames) and
+// sets the spare's delay once both are there.
+function outSeamPoll(a, s) {
+  const b = s.el, ctx = outp.warm;
+  // outAdvance makes the spare the element when the first ends (and
+  // empties the first): the seam goes on.
+  const current = outp.el === a;
+  if (s.dropped || (current && a.paused && !a.ended) || !a.routed || !b.routed) { clearInterval(s.poll); return; }
+  // Not placed in time (a busy page): the spare follows with the first's
+  // delay, as close as the timers put it.
+  if (performance.now() - s.startedAt > 250) { clearInterval(s.poll); outDelay(b, a.routed.delay.delayTime.value); outTrace("seam late"); return; }
+  const n = a.routed.an.fftSize;
+  const xa = outp.seamA || (outp.seamA = new Float32Array(n)), xb = outp.seamB || (outp.seamB = new Float32Array(n));
+  const t0 = ctx.currentTime;
+  a.routed.an.getFloatTimeDomainData(xa); b.routed.an.getFloatTimeDomainData(xb);
+  if (ctx.currentTime !== t0) return; // a render quantum between the reads: next time
+  const sr = ctx.sampleRate, end = Math.round(t0 * sr), first = end - n; // frame of x[0]
+  // The first has ended when its element is at its end and its input has
+  // been silent for 5 ms: it ended after its last sound.
+  const quiet = Math.round(0.005 * sr);
+  if (current && !(a.ended || a.currentTime >= a.duration - 0.05)) return;
+  let la = n - 1;
+  while (la >= 0 && xa[la] === 0) la--;
+  if (n - 1 - la < quiet) return;
+  // The spare has begun with its first sound (a silent start is heard as
+  // silence either way: its clock places it then).
+  let fb = 0;
+  while (fb < n && xb[fb] === 0) fb++;
+  if (fb === n && !(b.currentTime > 0.03)) return;
+  clearInterval(s.poll);
+  const ea = first + la + 1, heardEnd = ea + Math.round(a.routed.delay.delayTime.value * sr);
+  const fbFrame = fb < n ? first + fb : end - Math.round(b.currentTime * sr);
+  // Never ask for a frame already heard: late, the spare follows now.
+  const d = Math.max(heardEnd, end + 128) - fbFrame;
+  outDelay(b, Math.min(0.95, d / sr));
+  outTrace("seam, late " + Math.round((d - (heardEnd - fbFrame)) / sr * 1000) + " ms, delay " + Math.round(d / sr * 1000) + " ms");
+}
+
 function outDropSpare() {
   const s = outp.spare; outp.spare = null;
-  if (s) { s.el.removeAttribute("src"); s.el.load(); }
+  if (s) { s.dropped = true; clearInterval(s.poll); s.el.removeAttribute("src"); s.el.load(); outUnroute(s.el); }
+}
+
+// outHeard is the position heard from el: its clock less the delay it
+// plays into.
+function outHeard(el) {
+  return Math.max(0, el.currentTime - (el.routed ? el.routed.delay.delayTime.value : 0));
 }
 
 // outAdvance makes the spare the output's element and starts it; false
@@ -232,11 +306,14 @@ function outAdvance() {
   // The prepared track's own ReplayGain (sent with "next"), at the hub's volume.
   outp.gain = { track: s.m.track, db: s.m.gain || 0 };
   outLevel(s.el, {});
+  // Held back for a seam that did not run (a skip, a pause): it plays
+  // with the delay of the element it follows.
+  if (s.el.paused && s.el.routed) outDelay(s.el, old && old.routed ? old.routed.delay.delayTime.value : outp.seamDelay);
   if (s.el.error) { outFallback(s.el); }
-  else if (!s.el.paused) { outp.started = true; outp.startedAt = s.el.currentTime; outp.wantPlay = true; outReport("started"); } // begun by outEarly
+  else if (!s.el.paused) { outp.started = true; outp.startedAt = s.el.currentTime; outp.wantPlay = true; outReport("started"); } // begun by outEarly or outSeam
   else outPlay();
   outMeta(s.m);
-  if (old) { old.removeAttribute("src"); old.load(); }
+  if (old) { old.removeAttribute("src"); old.load(); outUnroute(old); }
   return true;
 }
 
@@ -334,10 +411,46 @@ function outWarm() {
 // within about 10 ms of the first's end (gapless) rather than on the
 // separate outputs' own 20 ms periods. A spare follows the element it
 // continues: both routed or neither, so that one lead fits.
-function outRoute(el) {
-  if (!outCanRoute() || (outp.el && outp.el !== el && !outp.el.routed)) return;
+function outRoute(el, follows) {
+  if (!outCanRoute() || (follows && !follows.routed)) return;
   const ctx = outp.warm;
-  try { ctx.createMediaElementSource(el).connect(ctx.destination); el.routed = true; } catch (e) { /* plays on its own */ }
+  try {
+    const src = ctx.createMediaElementSource(el);
+    // A spare waits in its line until the seam places it (outSeamPoll).
+    const delay = new DelayNode(ctx, { maxDelayTime: 1, delayTime: follows ? 0.95 : outp.seamDelay });
+    const an = new AnalyserNode(ctx, { fftSize: 32768 });
+    const gate = new GainNode(ctx);
+    src.connect(delay).connect(gate).connect(ctx.destination);
+    src.connect(an);
+    el.routed = { src, delay, an, gate };
+    outDelay(el, follows ? 0.95 : outp.seamDelay);
+  } catch (e) { /* plays on its own */ }
+}
+
+// outDelay sets el's delay as an event of its timeline: a plain value
+// would glide there (Chromium smooths a delay without events), and the
+// spare would come out at no exact frame, its pitch bent meanwhile.
+function outDelay(el, d) {
+  const p = el.routed.delay.delayTime;
+  p.cancelScheduledValues(0);
+  p.setValueAtTime(d, outp.warm.currentTime);
+}
+
+// outUnroute frees el's nodes once what its delay line holds was heard.
+function outUnroute(el) {
+  const r = el.routed;
+  if (r) setTimeout(() => { r.src.disconnect(); r.delay.disconnect(); r.gate.disconnect(); }, 2000);
+}
+
+// outCut silences what el's delay line still holds: the music went to
+// another device, the browser stops now, not a delay later.
+function outCut(el) {
+  const r = el.routed;
+  if (!r) return;
+  const g = r.gate.gain, now = outp.warm.currentTime;
+  g.cancelScheduledValues(0);
+  g.setValueAtTime(0, now);
+  g.setValueAtTime(1, now + r.delay.delayTime.value + 0.02);
 }
 
 function outCanRoute() { return !!outp.warm && outp.warm.state === "running"; }
@@ -347,7 +460,7 @@ function outCanRoute() { return !!outp.warm && outp.warm.state === "running"; }
 // made).
 function outRenew(el, m) {
   outDropSpare();
-  el.pause(); el.removeAttribute("src"); el.load();
+  el.pause(); el.removeAttribute("src"); el.load(); outUnroute(el);
   outp.el = null;
   const n = outEl();
   outLevel(n, m);
