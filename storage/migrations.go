@@ -282,6 +282,12 @@ DROP TRIGGER tracks_fts_update;
 	{name: "group library: catalog items by version", up: `
 CREATE INDEX group_catalog_items_ver ON group_catalog_items (origin, ver);
 `},
+	// The owner marks the controls its transport contains (queue rule
+	// C7), saved with the effect they describe, so a control sent again
+	// after a restart is not applied twice: a JSON object, '' for none.
+	{name: "queue: the controls the transport contains", up: `
+ALTER TABLE transport ADD COLUMN applied TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // fillSearchText computes tracks.search_text for every track; the update

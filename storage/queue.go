@@ -49,14 +49,23 @@ type Transport struct {
 	// from ShuffleSeed because edits of a shuffled queue ("play next")
 	// change it in ways the seed does not record.
 	ShuffleOrder []int `json:"shuffle_order,omitempty"`
+	// Applied says which controls the transport contains, so a control
+	// sent again after a restart is applied once (queue rule C7): a JSON
+	// object the caller encodes (queue.State.Applied), kept as it is, of
+	// at most MaxAppliedBytes; empty when none is known.
+	Applied json.RawMessage `json:"applied,omitempty"`
 }
+
+// MaxAppliedBytes bounds Transport.Applied (128 senders' marks).
+const MaxAppliedBytes = 16 << 10
 
 // Equal reports whether t and u are the same transport (Transport holds a
 // slice, so == does not compile).
 func (t Transport) Equal(u Transport) bool {
 	return t.Index == u.Index && t.PositionMS == u.PositionMS && t.Playing == u.Playing &&
 		t.Volume == u.Volume && t.Shuffle == u.Shuffle && t.Repeat == u.Repeat &&
-		t.ShuffleSeed == u.ShuffleSeed && slices.Equal(t.ShuffleOrder, u.ShuffleOrder)
+		t.ShuffleSeed == u.ShuffleSeed && slices.Equal(t.ShuffleOrder, u.ShuffleOrder) &&
+		string(t.Applied) == string(u.Applied)
 }
 
 // QueueState is the queue and its transport.
@@ -79,6 +88,10 @@ func (t Transport) validateModes() error {
 		return fmt.Errorf("%w: position_ms %d is negative", ErrInvalid, t.PositionMS)
 	case len(t.ShuffleOrder) > MaxQueueItems:
 		return fmt.Errorf("%w: shuffle order of %d entries, want at most %d", ErrInvalid, len(t.ShuffleOrder), MaxQueueItems)
+	case len(t.Applied) > MaxAppliedBytes:
+		return fmt.Errorf("%w: applied marks of %d bytes, want at most %d", ErrInvalid, len(t.Applied), MaxAppliedBytes)
+	case len(t.Applied) > 0 && !json.Valid(t.Applied):
+		return fmt.Errorf("%w: applied marks are not valid JSON", ErrInvalid)
 	}
 	return nil
 }
@@ -139,9 +152,9 @@ func (s *Store) Queue() (QueueState, error) {
 	q := QueueState{Transport: DefaultTransport()}
 	var playing, shuffle int
 	var seed int64
-	var repeat, order string
-	err := s.db.QueryRow(`SELECT idx, position_ms, playing, volume, shuffle, repeat, shuffle_seed, shuffle_order FROM transport WHERE id = 1`).
-		Scan(&q.Index, &q.PositionMS, &playing, &q.Volume, &shuffle, &repeat, &seed, &order)
+	var repeat, order, applied string
+	err := s.db.QueryRow(`SELECT idx, position_ms, playing, volume, shuffle, repeat, shuffle_seed, shuffle_order, applied FROM transport WHERE id = 1`).
+		Scan(&q.Index, &q.PositionMS, &playing, &q.Volume, &shuffle, &repeat, &seed, &order, &applied)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:
@@ -154,6 +167,9 @@ func (s *Store) Queue() (QueueState, error) {
 		}
 		if len(q.ShuffleOrder) == 0 {
 			q.ShuffleOrder = nil
+		}
+		if applied != "" {
+			q.Applied = json.RawMessage(applied)
 		}
 	}
 	rows, err := s.db.Query(`SELECT content_id, meta FROM queue_items ORDER BY position`)
@@ -205,12 +221,12 @@ func writeTransport(tx *sql.Tx, t Transport) error {
 			return fmt.Errorf("storage: write transport: %w", err)
 		}
 	}
-	_, err := tx.Exec(`INSERT INTO transport (id, idx, position_ms, playing, volume, shuffle, repeat, shuffle_seed, shuffle_order)
-VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err := tx.Exec(`INSERT INTO transport (id, idx, position_ms, playing, volume, shuffle, repeat, shuffle_seed, shuffle_order, applied)
+VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET idx = excluded.idx, position_ms = excluded.position_ms, playing = excluded.playing,
 	volume = excluded.volume, shuffle = excluded.shuffle, repeat = excluded.repeat,
-	shuffle_seed = excluded.shuffle_seed, shuffle_order = excluded.shuffle_order`,
-		t.Index, t.PositionMS, t.Playing, t.Volume, t.Shuffle, string(t.Repeat), int64(t.ShuffleSeed), string(order))
+	shuffle_seed = excluded.shuffle_seed, shuffle_order = excluded.shuffle_order, applied = excluded.applied`,
+		t.Index, t.PositionMS, t.Playing, t.Volume, t.Shuffle, string(t.Repeat), int64(t.ShuffleSeed), string(order), string(t.Applied))
 	if err != nil {
 		return fmt.Errorf("storage: write transport: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/furudesk/furudesk/engine"
@@ -196,6 +197,8 @@ func TestTransitionValidation(t *testing.T) {
 		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{1, 1}}}, // not a permutation
 		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{0, 2}}}, // out of range
 		{Queue: &QueueState{Items: testQueue(2).Items, Transport: Transport{Volume: 1, Repeat: RepeatOff, ShuffleOrder: []int{0, 1, 2}}}},
+		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, Applied: json.RawMessage(`{"dev_a":`)}},                                      // applied marks not JSON
+		{Transport: &Transport{Index: 0, Volume: 1, Repeat: RepeatOff, Applied: json.RawMessage(`"` + strings.Repeat("x", MaxAppliedBytes) + `"`)}}, // too long
 		{Ops: []Op{{ID: "dev_a:2", Origin: "dev_a", Seq: 1, Kind: "k", Body: json.RawMessage(`{}`)}}},
 		{Ops: []Op{{ID: "dev_a:0", Origin: "dev_a", Seq: 0, Kind: "k", Body: json.RawMessage(`{}`)}}},
 		{Ops: []Op{{ID: "dev_a:1", Origin: "dev_a", Seq: 1, Kind: "k", Body: json.RawMessage(`nope`)}}},
@@ -220,8 +223,10 @@ func TestTransitionValidation(t *testing.T) {
 	if !q.Transport.Equal(tp) || len(q.Items) != 2 {
 		t.Fatalf("queue after transport commit: %+v", q)
 	}
-	// ... and carries the shuffle seed and order.
-	tp = Transport{Index: 1, Volume: 3, Repeat: RepeatOff, Shuffle: true, ShuffleSeed: 1<<63 | 5, ShuffleOrder: []int{1, 0}}
+	// ... and carries the shuffle seed and order, and the controls it
+	// contains.
+	tp = Transport{Index: 1, Volume: 3, Repeat: RepeatOff, Shuffle: true, ShuffleSeed: 1<<63 | 5, ShuffleOrder: []int{1, 0},
+		Applied: json.RawMessage(`{"dev_b":{"top":18446744073709551615,"bits":5}}`)}
 	if err := s.Commit(Transition{Transport: &tp}); err != nil {
 		t.Fatal(err)
 	}
