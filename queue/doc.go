@@ -131,7 +131,20 @@
 // (Predicting, Inputs.Predicted). A snapshot of an older build has no
 // AckFrom: then Acks alone counts, as before.
 //
-// // # The caller's duties
+// C7. A control is applied once, whoever receives it and however often.
+// Its sender names it (Control.ID: the sequence of its first stamp, kept
+// on every copy sent again), and a state marks, per sender, the controls
+// it contains (State.Applied, Mark; the latest MarkWindow of each
+// sender): an owner marks each control it applies or refuses, in the
+// same transition, so the marks are saved, published and handed off with
+// the effect they describe. An owner that receives a control its state
+// contains (Contains) acknowledges it and does not apply it again: a
+// restarted owner whose acknowledgement died with its process, or a new
+// owner that took over from a state already holding it, gets it again
+// by C3, C5 or C6 and applies it no second time, while one that took over
+// from a state without it applies it.
+//
+// # The caller's duties
 //
 //  1. Read the clock once per transition and pass it in; never let the
 //     core read time.
@@ -144,8 +157,12 @@
 //     Pending.Predicting, then call Pending.Heard; adopt the owner's
 //     state through Adopt, with the position shown just before and
 //     Inputs.Predicted as read, and only when Pending.Hold lets it.
-//  5. As the owner, refuse a control not Addressed to this process and
-//     acknowledge the others with State.Ack.
+//  5. As the owner, refuse a control not Addressed to this process;
+//     acknowledge the others with State.Ack and Mark them, applying only
+//     those the state does not Contain (C7). Save State.Applied with the
+//     state.
 //  6. After every transition send what Pending.Again returns, else what
 //     Pending.Retarget returns, addressing each control (Address).
+//  7. As a controller, set Control.ID to the sequence of a control's
+//     first stamp, and keep it when sending it again.
 package queue

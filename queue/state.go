@@ -105,6 +105,12 @@ type State struct {
 	// says the owner restarted and lost the controls it had received
 	// (rule C5).
 	Launch uint64 `json:"launch,omitempty"`
+	// Applied marks, per sender, the controls this state contains
+	// (Control.ID): an owner marks each control it applies or refuses,
+	// and the marks travel and are saved with the state, so a control
+	// sent again is applied once, whichever process or device receives
+	// it (rule C7).
+	Applied map[engine.DeviceID]Marks `json:"applied,omitempty"`
 }
 
 // Ack records on the owner's state that it applied the command from
@@ -149,6 +155,7 @@ func (s State) Clone() State {
 	s.Queue = slices.Clone(s.Queue)
 	s.Acks = maps.Clone(s.Acks)
 	s.AckFrom = maps.Clone(s.AckFrom)
+	s.Applied = maps.Clone(s.Applied)
 	s.Order = slices.Clone(s.Order)
 	if s.Notice != nil {
 		n := *s.Notice
@@ -177,7 +184,7 @@ func (s State) Validate() error {
 		return fmt.Errorf("queue: repeat %q", s.Repeat)
 	case s.PositionMS < 0:
 		return fmt.Errorf("queue: negative position")
-	case len(s.Acks) > engine.MaxSendersPerTerm || len(s.AckFrom) > engine.MaxSendersPerTerm:
+	case len(s.Acks) > engine.MaxSendersPerTerm || len(s.AckFrom) > engine.MaxSendersPerTerm || len(s.Applied) > engine.MaxSendersPerTerm:
 		return fmt.Errorf("queue: too many acks")
 	case s.Notice != nil && len(s.Notice.Text) > MaxNotice:
 		return fmt.Errorf("queue: notice too long")
@@ -221,6 +228,11 @@ type Control struct {
 	// owner's State.Launch as the sender last heard it; 0: not known, or
 	// an older build): another process refuses it (Addressed, rule C5).
 	Launch uint64 `json:"launch,omitempty"`
+	// ID names the control for its sender, the same on every copy sent
+	// again (the sequence of its first stamp: those grow across the
+	// sender's restarts), so an owner tells one it contains already
+	// (State.Contains, rule C7). 0 from an older build.
+	ID uint64 `json:"id,omitempty"`
 }
 
 // Addressed reports whether the owner's process of launch (its

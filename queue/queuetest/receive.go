@@ -127,6 +127,17 @@ func (s *sim) command(d *device, m msg) {
 			s.logf("%s refuses %s from %s addressed to its launch %d", d.id, m.c.Op, m.from, m.c.Launch)
 			return // meant for its process that is gone: sent again (C5)
 		}
+		if d.st.Contains(m.from, m.c) && !s.opt.Rules.NoMarks {
+			// Applied already, by this device's previous process or by
+			// the owner whose state it took over: acknowledged, not
+			// applied again (C7).
+			if c, ok := s.ctl[m.id]; ok {
+				c.applied[m.stamp] = true
+			}
+			s.logf("%s contains %s from %s already", d.id, m.c.Op, m.from)
+			s.ack(d, m, tx)
+			return
+		}
 		if c, ok := s.ctl[m.id]; ok {
 			c.applied[m.stamp] = true
 			if c.by[m.stamp.Claim]++; c.by[m.stamp.Claim] > 1 {
@@ -182,6 +193,7 @@ func (s *sim) checkHandoff(d *device, m msg, start int64) {
 }
 
 func (s *sim) ack(d *device, m msg, tx *txn) {
+	d.st.Mark(m.from, m.c)
 	d.st.Ack(m.from, m.stamp)
 	if s.opt.Rules.NoAckFrom {
 		d.st.AckFrom = nil

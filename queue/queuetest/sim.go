@@ -2,9 +2,11 @@
 // its position rules (package queue) on several devices, each with its
 // own engine (package engine), a simulated audio output and a network
 // that delays, holds for frozen devices and loses what is sent to a dead
-// one. One seed drives everything. A fault phase of controls, transfers,
-// kills, restarts and freezes is followed by a calm one; the invariants
-// are checked throughout (I1 to I3) and when it has settled (I4):
+// one, and half the time what a device killed had sent and the network
+// not delivered yet. One seed drives everything. A fault phase of
+// controls, transfers, kills, restarts and freezes is followed by a calm
+// one; the invariants are checked throughout (I1 to I3) and when it has
+// settled (I4):
 //
 //	I1 a transfer starts within queue.HandoffSlack of where the source's
 //	   output stopped;
@@ -15,7 +17,8 @@
 //	   owner's snapshot, shown by the device that took over, or dropped
 //	   with a notice (unless its sender crashed before); an owner's
 //	   snapshot acknowledges only controls it applied, and no owner
-//	   applies one control twice in a term;
+//	   applies one control twice in a term, also across its restarts
+//	   (queue rule C7);
 //	I4 after the topology settles every device shows the owner's queue
 //	   and index, and exactly one device renders;
 //	I5 an output that starts other than by a control skips no music;
@@ -49,6 +52,11 @@ type Options struct {
 	Step    time.Duration // 0: 50 ms
 	// AllowDrops lets controls be dropped for want of an ack (I6 off).
 	AllowDrops bool
+	// OldControllers models controllers of a build before rule C7: their
+	// controls have no ID, so only C5's addresses keep a control from
+	// being applied twice, and (the world those rules were proven in) a
+	// kill loses nothing already sent.
+	OldControllers bool
 }
 
 // RuleSet names rules a run leaves out (all false: every rule holds).
@@ -64,6 +72,7 @@ type RuleSet struct {
 	NoAddress      bool // C5: an owner applies a control addressed to another of its launches
 	NoSeekID       bool // S2: a seek does not name its track
 	NoAckFrom      bool // C6: acks are a high-water mark alone
+	NoMarks        bool // C7: an owner applies a control its state contains already
 }
 
 // Result counts what a run did.
@@ -471,6 +480,19 @@ func (s *sim) kill(d *device) {
 	s.played(d)
 	d.up = false
 	s.res.Kills++
+	// What it sent and the network has not delivered yet may die with it
+	// (its socket buffers): half the time it does, so an owner's
+	// acknowledgement of a control it applied and saved can be lost.
+	if !s.opt.OldControllers && s.r.IntN(2) == 0 {
+		keep := s.net[:0]
+		for _, m := range s.net {
+			if m.from != d.id {
+				keep = append(keep, m)
+			}
+		}
+		clear(s.net[len(keep):])
+		s.net = keep
+	}
 	for _, c := range s.ctl {
 		if c.from == d.id && c.done == "" {
 			c.done = "sender died"
@@ -792,6 +814,9 @@ func (s *sim) control(d *device) {
 			return
 		}
 		d.pend.Address(&c, owner)
+		if !s.opt.OldControllers {
+			c.ID = stamp.Sequence // the same on every copy sent again (C7)
+		}
 		id := s.nextCtl
 		s.nextCtl++
 		s.ctl[id] = &ctlRec{from: d.id, op: c.Op, stamp: []engine.CommandStamp{stamp}, c: c,

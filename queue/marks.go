@@ -1,0 +1,61 @@
+package queue
+
+import "github.com/furudesk/furudesk/engine"
+
+// MarkWindow is how many of one sender's latest controls a state's marks
+// tell apart (rule C7). A controller remembers at most MaxPending
+// controls, so one it sends again is well inside the window.
+const MarkWindow = 64
+
+// Marks say which controls of one sender a state contains (rule C7): the
+// one whose Control.ID is Top and, for each bit i of Bits set, the one
+// whose ID is Top-i (bit 0 is Top itself).
+type Marks struct {
+	Top  uint64 `json:"top"`
+	Bits uint64 `json:"bits"`
+}
+
+// Contains reports whether s contains control c from sender from: an
+// owner applied it to s or to a state s descends from (rule C7). A
+// control without an ID (an older build's) is never contained; one more
+// than MarkWindow behind its sender's newest mark is outdated and counts
+// as contained.
+func (s State) Contains(from engine.DeviceID, c Control) bool {
+	m, ok := s.Applied[from]
+	switch {
+	case c.ID == 0 || !ok || c.ID > m.Top:
+		return false
+	case m.Top-c.ID >= MarkWindow:
+		return true
+	}
+	return m.Bits>>(m.Top-c.ID)&1 == 1
+}
+
+// Mark records on s that it contains control c from sender from, applied
+// or refused (rule C7). At most engine.MaxSendersPerTerm senders are
+// marked; a control without an ID is not.
+func (s *State) Mark(from engine.DeviceID, c Control) {
+	if c.ID == 0 {
+		return
+	}
+	m, ok := s.Applied[from]
+	switch {
+	case !ok && len(s.Applied) >= engine.MaxSendersPerTerm:
+		return
+	case !ok:
+		m = Marks{Top: c.ID, Bits: 1}
+	case c.ID > m.Top:
+		if d := c.ID - m.Top; d < MarkWindow {
+			m.Bits = m.Bits<<d | 1
+		} else {
+			m.Bits = 1
+		}
+		m.Top = c.ID
+	case m.Top-c.ID < MarkWindow:
+		m.Bits |= 1 << (m.Top - c.ID)
+	}
+	if s.Applied == nil {
+		s.Applied = map[engine.DeviceID]Marks{}
+	}
+	s.Applied[from] = m
+}
