@@ -89,3 +89,78 @@ func TestOwnerRefusesAControlForAnotherOfItsProcesses(t *testing.T) {
 		t.Fatalf("acks %v from %v, want 3 from 2", ps.Acks, ps.AckFrom)
 	}
 }
+
+// A control the owner applied and saved, then received again from its
+// sender after a restart (its acknowledgement died with the process), is
+// acknowledged and not applied twice: the saved state marks it (queue
+// rule C7). A control it does not contain is applied.
+func TestRestartedOwnerAppliesAControlSentAgainOnce(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa", "b3:bb", "b3:cc"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	claim := r.app.Status().Claim
+	stamp := func(seq uint64) engine.CommandStamp {
+		return engine.CommandStamp{Version: engine.EnvelopeVersion, Claim: claim, Sequence: seq}
+	}
+	next := Control{Op: OpNext, ID: 41}
+	r.peer(devicesync.CommandReceived{From: peerB, Target: self, Body: mustJSON(next), Stamp: stamp(41)})
+	if st := r.app.Status(); st.Index != 1 {
+		t.Fatalf("index %d after Next, want 1", st.Index)
+	}
+	r.advance(time.Second)
+	if err := r.app.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r.j.reset()
+	r.out = newFakeOutput(r.j, r.clock)
+	r.start(Options{Config: fastCfg()})
+	r.advance(1500 * time.Millisecond)
+	var mine PlayerState
+	_ = json.Unmarshal(r.tr.lastSnap().State, &mine)
+	if mine.Index != 1 || mine.Launch == 0 {
+		t.Fatalf("restarted at index %d launch %d, want index 1 and a launch", mine.Index, mine.Launch)
+	}
+	next.Launch = mine.Launch
+	r.peer(devicesync.CommandReceived{From: peerB, Target: self, Body: mustJSON(next), Stamp: stamp(42)})
+	var ps PlayerState
+	_ = json.Unmarshal(r.tr.lastSnap().State, &ps)
+	if st := r.app.Status(); st.Index != 1 || ps.Acks[peerB] != 42 {
+		t.Fatalf("the Next sent again: index %d acks %v, want index 1 and acknowledged", st.Index, ps.Acks)
+	}
+	other := Control{Op: OpNext, ID: 43, Launch: mine.Launch}
+	r.peer(devicesync.CommandReceived{From: peerB, Target: self, Body: mustJSON(other), Stamp: stamp(43)})
+	if st := r.app.Status(); st.Index != 2 {
+		t.Fatalf("index %d after a new Next, want 2", st.Index)
+	}
+}
+
+// A controller names each control by the sequence of its first stamp and
+// keeps the name on the copy it sends again (queue rule C7).
+func TestControlKeepsItsIDWhenSentAgain(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	owner := engine.Claim{Counter: 3, Issuer: peerB, Owner: peerB}
+	ps := PlayerState{Queue: []Entry{{ContentID: "b3:aa", DurationMS: 200000}, {ContentID: "b3:bb", DurationMS: 200000}},
+		PositionMS: 10000, Playing: true, Volume: 50, Repeat: "off", Term: owner, Launch: 7}
+	r.announce(peerB, owner, 1, true, &ps)
+	r.advance(time.Second)
+	if err := r.app.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	// The owner restarted: a new launch, the pause addressed to the old one.
+	restarted := ps.Clone()
+	restarted.Launch = 9
+	r.announce(peerB, owner, 30, true, &restarted)
+	cmds := r.tr.sentCmds()
+	if len(cmds) != 2 {
+		t.Fatalf("sent %d commands, want the pause and its copy", len(cmds))
+	}
+	var first, again Control
+	_ = json.Unmarshal(cmds[0].Body, &first)
+	_ = json.Unmarshal(cmds[1].Body, &again)
+	if first.ID != cmds[0].Stamp.Sequence || again.ID != first.ID || again.Launch != 9 {
+		t.Fatalf("first id %d (stamp %d), again id %d launch %d; want the first stamp's sequence on both, the copy to launch 9",
+			first.ID, cmds[0].Stamp.Sequence, again.ID, again.Launch)
+	}
+}

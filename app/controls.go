@@ -46,15 +46,16 @@ func (a *actor) control(c Control) error {
 	return a.run(func(tx *txn) error {
 		a.anchor()
 		a.pending.Address(&c, owner) // to the owner's process last heard (queue rule C5)
-		body, err := json.Marshal(c)
-		if err != nil {
-			return err
-		}
 		// Optimistic: show the effect now; the owner's snapshot confirms it.
 		if _, err := a.st.Apply(c, a.st.PositionMS); err != nil {
 			return err
 		}
 		stamp, err := a.e.Stamp()
+		if err != nil {
+			return err
+		}
+		c.ID = stamp.Sequence // kept on every copy sent again (queue rule C7)
+		body, err := json.Marshal(c)
 		if err != nil {
 			return err
 		}

@@ -176,6 +176,12 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 			// again when it hears this launch (queue rule C5).
 			return nil
 		}
+		if a.st.Contains(ev.From, c) {
+			// Applied already, by this device's previous process or by
+			// the owner whose state it took over: acknowledged, not
+			// applied twice (queue rule C7).
+			return a.ack(tx, ev, c)
+		}
 		a.anchor()
 		if c.Op == OpHandoff && c.State != nil {
 			// Already playing that track (we learned the claim from an
@@ -189,14 +195,14 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 					ch.Track = false
 					tx.ch = ch
 				}
-				return a.ack(tx, ev)
+				return a.ack(tx, ev, c)
 			}
 		}
 		a.describe(c.Entries)
 		ch, err := a.st.Apply(c, a.st.PositionMS)
 		if err != nil {
 			a.notice("error", "A command from "+a.deviceName(ev.From)+" failed: "+err.Error())
-			return a.ack(tx, ev)
+			return a.ack(tx, ev, c)
 		}
 		tx.ch = ch
 		if ch.Pause || ch.Stopped || ch.Track {
@@ -205,7 +211,7 @@ func (a *actor) command(ev devicesync.CommandReceived) {
 		if c.Op == OpHandoff {
 			a.notice("info", "Playing here (from "+a.deviceName(ev.From)+")")
 		}
-		return a.ack(tx, ev)
+		return a.ack(tx, ev, c)
 	})
 }
 
@@ -222,7 +228,10 @@ func (a *actor) describe(es []Entry) {
 	}
 }
 
-func (a *actor) ack(tx *txn, ev devicesync.CommandReceived) error {
+// ack acknowledges control c from ev's sender, applied or refused, and
+// marks the state as containing it (queue rules C6, C7).
+func (a *actor) ack(tx *txn, ev devicesync.CommandReceived, c Control) error {
+	a.st.Mark(ev.From, c)
 	a.st.Ack(ev.From, ev.Stamp)
 	s := ev.Stamp
 	tx.fence = &s

@@ -77,6 +77,9 @@ func durable(s PlayerState) storage.QueueState {
 	if s.Shuffle && queue.IsPermutation(s.Order, len(s.Queue)) {
 		q.ShuffleOrder = slices.Clone(s.Order) // s.Order is edited in place
 	}
+	if len(s.Applied) > 0 {
+		q.Applied, _ = json.Marshal(s.Applied) // a map of plain values: cannot fail
+	}
 	return q
 }
 
@@ -86,6 +89,11 @@ func durable(s PlayerState) storage.QueueState {
 func stateFromDurable(q storage.QueueState) PlayerState {
 	s := PlayerState{Index: q.Index, PositionMS: q.PositionMS, Playing: q.Playing, Volume: q.Volume,
 		Shuffle: q.Shuffle, Repeat: string(q.Repeat), Seed: q.ShuffleSeed, Order: slices.Clone(q.ShuffleOrder)}
+	if len(q.Applied) > 0 && json.Unmarshal(q.Applied, &s.Applied) != nil {
+		// Damaged marks: a control sent again may be applied twice,
+		// nothing worse (queue rule C7).
+		s.Applied = nil
+	}
 	for _, it := range q.Items {
 		var m itemMeta
 		_ = json.Unmarshal(it.Meta, &m) // display only: a bad meta shows the id
