@@ -50,9 +50,13 @@ type Status struct {
 	// auto (album gain while an album plays in order).
 	ReplayGain library.GainMode `json:"replaygain"`
 
-	Playing    bool       `json:"playing"`
-	PositionMS int64      `json:"position_ms"`
-	Track      *QueueItem `json:"track"` // nil when the queue is empty
+	Playing    bool  `json:"playing"`
+	PositionMS int64 `json:"position_ms"`
+	// Jumps counts the seeks and track changes controls made in the
+	// shared state (queue.State.Jumps): a position that goes back with a
+	// new count was moved there on purpose.
+	Jumps uint64     `json:"jumps"`
+	Track *QueueItem `json:"track"` // nil when the queue is empty
 	// Source is where this device plays the current track from, while
 	// it renders it: "local" (its own file), "stream" (fetched from
 	// Holder as it plays) or "cache" (a copy fetched before).

@@ -71,6 +71,7 @@ func (a *actor) buildStatus() Status {
 		OwnerGone:      gone,
 		OwnerHeard:     a.heardCount,
 		PositionMS:     a.posNow(),
+		Jumps:          a.st.Jumps,
 		QueueLen:       len(a.st.Queue),
 		Index:          a.st.Index,
 		Volume:         a.st.Volume,

@@ -130,10 +130,11 @@ type soak struct {
 
 	actions, kills, terms, stops, transfers, bursts int
 
-	owner    engine.Claim
-	ownerIdx int
-	ownerMS  int64
-	heardPos map[string]heard // last playing position each device showed
+	owner      engine.Claim
+	ownerIdx   int
+	ownerMS    int64
+	ownerJumps uint64           // the owner's Status.Jumps at its last sample
+	heardPos   map[string]heard // last playing position each device showed
 
 	changes, byTransfer, byLoss int
 	stolen, rewinds             []string
@@ -321,11 +322,16 @@ func (s *soak) monitor(stop chan struct{}) {
 				s.heardPos[n.name] = heard{st.Claim, st.Index, st.PositionMS, now}
 			}
 			if n.id == string(s.owner.Owner) && st.Claim == s.owner && st.Rendering {
-				if st.Index == s.ownerIdx && st.PositionMS+1000 < s.ownerMS && now.Sub(s.seekAt) > 3*time.Second {
+				// Back on the same track with no seek or track change in
+				// between (the jump count did not grow): a rewind nobody
+				// asked for. A restarted owner counts from 0 again: then
+				// the last burst's time tells.
+				jumped := st.Jumps > s.ownerJumps || st.Jumps < s.ownerJumps && now.Sub(s.seekAt) < 3*time.Second
+				if st.Index == s.ownerIdx && !jumped && st.PositionMS+1000 < s.ownerMS {
 					s.rewinds = append(s.rewinds, fmt.Sprintf("%s's position went from %d to %d ms at %s",
 						n.name, s.ownerMS, st.PositionMS, now.Format("15:04:05.000")))
 				}
-				s.ownerIdx, s.ownerMS = st.Index, st.PositionMS
+				s.ownerIdx, s.ownerMS, s.ownerJumps = st.Index, st.PositionMS, st.Jumps
 			}
 		}
 		s.mu.Unlock()
