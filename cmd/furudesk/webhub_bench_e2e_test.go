@@ -138,7 +138,7 @@ func TestWebHubBenchGap(t *testing.T) {
 	for i := range runs {
 		eval[bool](b, `(outp.trace = [], true)`)
 		t0 := time.Now()
-		_, gap := playTwoInBrowser(t, hub, b, ids[fmt.Sprintf("first%02d.wav", i)], ids["second.wav"], 882)
+		_, gap := playTwoInBrowser(t, hub, b, ids[fmt.Sprintf("first%02d.wav", i)], ids["second.wav"], 441, 882)
 		gaps = append(gaps, gap.Abs())
 		t.Logf("run %d: gap %v (negative: an overlap; %s)", i+1, gap, pageSteps(b, t0))
 		hub.ctl("pause")
