@@ -8,12 +8,19 @@ package simseed
 import (
 	"flag"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
 
 // MaxFailures is how many failing seeds stop a run.
 const MaxFailures = 5
+
+// GCPercent is the garbage collector's target while Loop runs: a seed's
+// run allocates many short-lived states (clones of the queue at each
+// transition) and keeps little, so at Go's default of 100 the collector
+// ran about half of the time.
+const GCPercent = 400
 
 // Flags are a simulator test package's seed flags.
 type Flags struct {
@@ -59,6 +66,7 @@ type Reporter interface {
 // after MaxFailures no new seed starts. It returns how many seeds ran.
 func Loop[R any](t Reporter, f *Flags, n, workers int, run func(seed uint64) (R, error), add func(R), replay func(seed uint64) string) int {
 	t.Helper()
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
