@@ -114,8 +114,12 @@
 // (Control.Launch, Address; 0 when it heard none since it started). An
 // owner neither applies nor acknowledges a control addressed to another
 // of its processes (Addressed); at a new launch the controller sends
-// those again, once per restart (Heard, Again). So a control sent again
-// after a restart is applied once.
+// those again, once per restart (Heard, Again), and with them those
+// addressed to none that the snapshot does not acknowledge: sent before
+// this device heard a launch, they may have gone to a process that is
+// gone too. So a control sent again after a restart is applied once (by
+// C7 for those addressed to none, and for every control of a build that
+// names it).
 //
 // C6. Acks belong to one process of the owner: a restarted owner starts
 // with none (a takeover under its own claim keeps them), and beside

@@ -59,3 +59,32 @@ func (s *State) Mark(from engine.DeviceID, c Control) {
 	}
 	s.Applied[from] = m
 }
+
+// mergeMarks is the union of two sets of marks (a handoff's state and the
+// target's own, rule C7).
+func mergeMarks(into, from map[engine.DeviceID]Marks) map[engine.DeviceID]Marks {
+	if len(from) == 0 {
+		return into
+	}
+	out := make(map[engine.DeviceID]Marks, len(into)+len(from))
+	for k, m := range into {
+		out[k] = m
+	}
+	for k, m := range from {
+		o, ok := out[k]
+		switch {
+		case !ok:
+			if len(out) < engine.MaxSendersPerTerm {
+				out[k] = m
+			}
+			continue
+		case m.Top > o.Top:
+			o, m = m, o
+		}
+		if d := o.Top - m.Top; d < MarkWindow {
+			o.Bits |= m.Bits << d
+		}
+		out[k] = o
+	}
+	return out
+}

@@ -45,3 +45,29 @@ func TestMarks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A handoff keeps the marks of what the target applied before it reached
+// it, beside the handoff state's own (rule C7).
+func TestHandoffKeepsTheTargetsMarks(t *testing.T) {
+	target := DefaultState()
+	target.Mark("a", Control{ID: 10})
+	target.Mark("b", Control{ID: 3})
+	src := DefaultState()
+	src.Queue = []Entry{{ContentID: "b3:x", DurationMS: 1000}}
+	src.Mark("a", Control{ID: 12})
+	if _, err := target.Apply(Control{Op: OpHandoff, State: &src}, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		from string
+		id   uint64
+		want bool
+	}{{"a", 10, true}, {"a", 12, true}, {"a", 11, false}, {"b", 3, true}} {
+		if got := target.Contains(engine.DeviceID(c.from), Control{ID: c.id}); got != c.want {
+			t.Errorf("after the handoff Contains(%s, %d) = %v, want %v (marks %+v)", c.from, c.id, got, c.want, target.Applied)
+		}
+	}
+	if src.Contains("b", Control{ID: 3}) {
+		t.Fatal("the handoff's own state was changed")
+	}
+}

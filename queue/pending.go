@@ -39,9 +39,18 @@ type Pending struct {
 // (Addressed, rule C5); Again returns those two kinds.
 func (p *Pending) Heard(owner engine.DeviceID, ps State, self engine.DeviceID) {
 	if ps.Launch != 0 {
+		// A control sent before this device heard the owner's launch
+		// (addressed to none) may have gone to a process that is gone as
+		// well: at a launch heard anew it is sent again too, unless ps
+		// acknowledges it; the owner applies it once (rule C7).
+		anew := owner != p.owner || ps.Launch != p.launch
 		p.owner, p.launch = owner, ps.Launch
 		for i := range p.list {
-			if c := &p.list[i]; c.stamp.Claim.Owner == owner && c.c.Launch != 0 && c.c.Launch != ps.Launch {
+			c := &p.list[i]
+			if c.stamp.Claim.Owner != owner || c.c.Launch == ps.Launch {
+				continue
+			}
+			if c.c.Launch != 0 || anew && !Acknowledges(ps, self, c.c, c.stamp) {
 				c.lost = true
 			}
 		}

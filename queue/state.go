@@ -448,10 +448,14 @@ func (s *State) applyOp(c Control, pos int64) (Change, error) {
 		}
 		// Jumps only grows on a device: a handoff's state from another
 		// history must not repeat a count controllers saw already.
-		acks, from, term, jumps := s.Acks, s.AckFrom, s.Term, s.Jumps
+		acks, from, term, jumps, applied := s.Acks, s.AckFrom, s.Term, s.Jumps, s.Applied
 		*s = st
 		s.Acks, s.AckFrom, s.Term, s.Notice, s.Closing = acks, from, term, nil, false
 		s.Jumps = max(s.Jumps, jumps)
+		// What this device applied before the handoff reached it (it
+		// took over on the announcement) stays marked: acknowledged, it
+		// is not applied a second time (rule C7).
+		s.Applied = mergeMarks(s.Applied, applied)
 		ch.Track = true
 	default:
 		return ch, fmt.Errorf("queue: unknown control %q", c.Op)

@@ -551,7 +551,11 @@ func (s *sim) inputs(d *device) queue.Inputs {
 	default:
 		in.Owner = queue.OwnerLive
 	}
-	if d.rendering && (!d.outBehind || s.opt.Rules.NoOutputBehind) && d.out.on {
+	// The output's measurement counts while it plays the state's current
+	// entry (caller's duty 2): not once a state adopted from another
+	// owner names another one, before the effect stops the output.
+	e, ok := d.st.Current()
+	if d.rendering && (!d.outBehind || s.opt.Rules.NoOutputBehind) && d.out.on && ok && d.out.cid == e.ContentID && d.out.idx == d.st.Index {
 		in.Measured, in.MeasuredMS = true, d.out.pos(s.clk.now)
 	}
 	return in
