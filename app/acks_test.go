@@ -164,3 +164,26 @@ func TestControlKeepsItsIDWhenSentAgain(t *testing.T) {
 			first.ID, cmds[0].Stamp.Sequence, again.ID, again.Launch)
 	}
 }
+
+// A device that loses the output to a higher claim and adopts the new
+// owner's state in the same transition saves that state's position, not
+// its own output's on the track it stops: restarted, it would resume in a
+// track where nobody played that far (queue caller's duty 2).
+func TestLosingTheOutputSavesTheNewOwnersPosition(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()}, peerB)
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa", "b3:bb"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.started()
+	r.advance(20 * time.Second)
+	mine := r.app.Status().Claim
+	higher := engine.Claim{Counter: mine.Counter + 1, Issuer: peerB, Owner: peerB}
+	ps := PlayerState{Queue: []Entry{{ContentID: "b3:cc", DurationMS: 200000}}, PositionMS: 1500, Playing: true,
+		Volume: 100, Repeat: "off", Term: higher, Launch: 3}
+	r.announce(peerB, higher, 40, true, &ps)
+	q, _ := r.store.Queue()
+	if len(q.Items) != 1 || q.Items[0].ContentID != "b3:cc" || q.PositionMS > 5000 {
+		t.Fatalf("saved %d items, the first %q at %d ms; want b3:cc near 1500 ms", len(q.Items), q.Items[0].ContentID, q.PositionMS)
+	}
+}

@@ -479,8 +479,11 @@ func (a *actor) posInputs() queue.Inputs {
 		in.Owner = queue.OwnerLive
 	}
 	// The output's report counts once the effect of the last change
-	// reached it (outBehind): before, it is of the old place.
-	if a.rendering && !a.outBehind && a.out != nil && a.cur.Seq != 0 {
+	// reached it (outBehind): before, it is of the old place. And only
+	// while it plays the state's current entry: a state adopted from
+	// another owner may name another one before the effect stops it.
+	e, ok := a.st.Current()
+	if a.rendering && !a.outBehind && a.out != nil && a.cur.Seq != 0 && ok && e.ContentID == a.curCID && a.st.Index == a.curIdx {
 		if r := a.out.Report(); r.Track == a.cur {
 			in.Measured, in.MeasuredMS = true, r.Pos.Milliseconds()
 		}
