@@ -60,6 +60,4 @@ const (
 	// MaxPendingPresses bounds the presses waiting for the session's
 	// thread; more are dropped (a key held down repeats).
 	MaxPendingPresses = 16
-	// tickEvery is how often the session's thread calls Core.Tick.
-	tickEvery = time.Second
 )
