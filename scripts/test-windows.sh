@@ -105,7 +105,7 @@ for dir in cmd/furudesk/internal/ctlconn cmd/furudesk/internal/userdir smtc; do
   timeout 120 wine "$work/$pkg.test.exe" -test.v >"$work/$pkg-test.log" 2>&1 || fail "the $pkg tests failed under Wine: $(grep -E -- '--- FAIL|_test.go' "$work/$pkg-test.log" | head -5)"
   say "$pkg tests under Wine: $(grep -c -- '--- PASS' "$work/$pkg-test.log") passed, $(grep -c -- '--- SKIP' "$work/$pkg-test.log") skipped ($(grep -o 'Wine 8 [^;]*' "$work/$pkg-test.log" | head -1))"
 done
-say "smtc under Wine: $(grep -o 'mode [^(]*(Start' "$work/smtc-test.log" | tr -d '\r' | sed 's/ (Start$//' | paste -sd';' -)"
+say "smtc under Wine: $(tr -d '\r' <"$work/smtc-test.log" | sed -n 's/.*_test.go:[0-9]*: \(mode .*\) (Start took.*/\1/p' | paste -sd';' -)"
 
 # 1. --version
 ver=$(timeout 60 wine "$exe" --version 2>"$work/version.log" | tr -d '\r') || fail "furudesk.exe --version failed"
