@@ -13,12 +13,15 @@ var (
 	procRegisterHotKey    = user32.NewProc("RegisterHotKey")
 	procUnregisterHotKey  = user32.NewProc("UnregisterHotKey")
 	procGetMessageW       = user32.NewProc("GetMessageW")
+	procPeekMessageW      = user32.NewProc("PeekMessageW")
 	procPostThreadMessage = user32.NewProc("PostThreadMessageW")
 )
 
 const (
 	wmQuit      = 0x0012
 	wmHotkey    = 0x0312
+	wmUser      = 0x0400
+	pmNoRemove  = 0x0000
 	modNoRepeat = 0x4000
 	// hotkeyBase is the first hotkey id; ids below 0xC000 are an
 	// application's own.
@@ -40,6 +43,11 @@ type msg struct {
 // WM_HOTKEY messages come to its queue). Keys another program holds are
 // left out; it fails only when it got none of them.
 func registerHotkeys() ([]int, error) {
+	// The thread's message queue first (PeekMessage makes it, as
+	// PostThreadMessage's documentation asks): WM_HOTKEY and postQuit's
+	// WM_QUIT go to it.
+	var m msg
+	_, _, _ = procPeekMessageW.Call(uintptr(unsafe.Pointer(&m)), 0, wmUser, wmUser, pmNoRemove)
 	var ids []int
 	var errs []error
 	for i, vk := range HotkeyKeys {

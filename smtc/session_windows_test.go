@@ -78,6 +78,48 @@ func TestWithoutAWindowTheMediaKeysAreHotkeys(t *testing.T) {
 	}
 }
 
+// keyInput is winuser.h's INPUT holding a KEYBDINPUT (64-bit layout).
+type keyInput struct {
+	typ   uint32
+	_     uint32
+	vk    uint16
+	scan  uint16
+	flags uint32
+	time  uint32
+	_     uint32
+	extra uintptr
+	_     [8]byte
+}
+
+// A media key typed (SendInput: the path of the keyboard's own keys) is
+// taken by the hotkeys and reaches its control.
+func TestATypedMediaKeyReachesItsControl(t *testing.T) {
+	if unsafe.Sizeof(keyInput{}) != 40 {
+		t.Skip("INPUT is laid out for 64-bit Windows here")
+	}
+	p := chanPlayer{calls: make(chan string, 8)}
+	s, err := Start(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Mode() != ModeHotkeys {
+		t.Fatalf("mode %v (%v), want the hotkeys", s.Mode(), s.Reason())
+	}
+	time.Sleep(100 * time.Millisecond) // the control loop takes the status
+	const inputKeyboard, extendedKey, keyUp = 1, 0x1, 0x2
+	in := []keyInput{
+		{typ: inputKeyboard, vk: VKMediaNextTrack, flags: extendedKey},
+		{typ: inputKeyboard, vk: VKMediaNextTrack, flags: extendedKey | keyUp},
+	}
+	sendInput := windows.NewLazySystemDLL("user32.dll").NewProc("SendInput")
+	n, _, err := sendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0]))
+	if int(n) != len(in) {
+		t.Skipf("SendInput took %d of %d inputs: %v (no interactive desktop?)", n, len(in), err)
+	}
+	p.want(t, "next")
+}
+
 // With a window, SMTC is used where Windows has it; where it does not
 // (Wine, Windows 7) the reason is said and the hotkeys are used.
 func TestWithAWindowSMTCOrTheHotkeys(t *testing.T) {
