@@ -71,7 +71,18 @@ func (c *CoverCache) ArtURL(contentID string) string {
 		return ""
 	}
 	c.prune(path)
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+	return FileURL(path)
+}
+
+// FileURL is the file:// URL of an absolute path. A Windows path
+// (C:\Music\x.jpg) gets the slash before its drive letter
+// (file:///C:/Music/x.jpg), without which the drive would read as a host.
+func FileURL(path string) string {
+	p := filepath.ToSlash(path)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // write puts img at dir/cover-<name> through a rename, so a client never

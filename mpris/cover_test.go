@@ -125,3 +125,16 @@ func TestArtURLInMetadataFollowsTheTrack(t *testing.T) {
 		t.Errorf("ArtURL asked for %q, want %q", asked, want)
 	}
 }
+
+func TestFileURLOfUnixAndWindowsPaths(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"/home/u/covers/cover-a.jpg", "file:///home/u/covers/cover-a.jpg"},
+		{"/music/a b#1.flac", "file:///music/a%20b%231.flac"},
+		// filepath.ToSlash has made C:\Users\u\x.jpg this on Windows.
+		{"C:/Users/u/mpris-covers/cover-a.jpg", "file:///C:/Users/u/mpris-covers/cover-a.jpg"},
+	} {
+		if got := FileURL(tc.path); got != tc.want {
+			t.Errorf("FileURL(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}

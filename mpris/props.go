@@ -2,7 +2,6 @@ package mpris
 
 import (
 	"math"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -163,7 +162,7 @@ func deriveProps(v view) playerProps {
 		p.meta.artists = append(p.meta.artists, clean(a))
 	}
 	if t.Path != "" && filepath.IsAbs(t.Path) {
-		p.meta.url = clean((&url.URL{Scheme: "file", Path: filepath.ToSlash(t.Path)}).String())
+		p.meta.url = clean(FileURL(t.Path))
 	}
 	n := max(st.QueueLen, len(st.Queue))
 	p.canPlay, p.canPause = true, true

@@ -2,13 +2,14 @@
 # Checks the Windows build under Wine 8, on a private Xvfb display and a
 # private PulseAudio server (Wine's audio goes through winepulse to its null
 # sink), in a fresh Wine prefix:
-#   0. the tests of the Windows-only packages (named pipe, data dir ACL)
-#      pass under Wine;
+#   0. the tests of the Windows-only packages (named pipe, data dir ACL,
+#      the media keys' SMTC and hotkey paths) pass under Wine;
 #   1. furudesk.exe --version prints the version;
 #   2. furudesk.exe --headless scans a folder of FLAC, MP3, Ogg Vorbis,
 #      WAV, AAC, ALAC and Opus tones, its log says it decodes with FFmpeg's
 #      DLLs from beside the exe (when they were built), and furudesk.exe ctl
-#      status answers over the named pipe;
+#      status answers over the named pipe; its log says the media keys
+#      are global hotkeys (SMTC belongs to a window);
 #   3. each tone is played and recorded from the null sink with parec: it
 #      must be heard, at its pitch (tools/tonecheck, which also counts the
 #      dropouts: a figure, not a failure, on a loaded machine);
@@ -19,7 +20,10 @@
 #      headless device, and the output moves to Linux and back with the
 #      position kept, each time heard on the right sink;
 #   5. the window opens, plays a demo track, and a screenshot is kept
-#      ($SHOT, build/windows/wine-window.png by default);
+#      ($SHOT, build/windows/wine-window.png by default); its log says
+#      which path the media keys take (Wine has no SMTC: the hotkeys), and
+#      on the hotkey path the play/pause media key (xdotool key
+#      XF86AudioPlay) pauses and resumes it as ctl status sees;
 #   6. the installer (when given) installs silently (/S) per user with a
 #      Start menu entry, the installed exe starts, and the uninstaller
 #      removes it all silently.
@@ -56,7 +60,7 @@ fail() {
 say() { echo "test-windows: $*"; }
 winpath() { local p=${1//\//\\}; echo "Z:$p"; }
 
-for tool in wine wineserver x86_64-w64-mingw32-gcc Xvfb pulseaudio pactl parec ffmpeg "$go"; do
+for tool in wine wineserver x86_64-w64-mingw32-gcc Xvfb xdotool pulseaudio pactl parec ffmpeg "$go"; do
   command -v "$tool" >/dev/null || fail "$tool missing: run scripts/install-deps.sh --windows"
 done
 # What the recordings are judged with (tools/tonecheck: pitch, dropouts).
@@ -92,14 +96,16 @@ x86_64-w64-mingw32-gcc -shared -O2 -o "$WINEPREFIX/drive_c/windows/system32/bcry
   "$here/wine/bcryptprimitives.c" "$here/wine/bcryptprimitives.def"
 say "Wine prefix ready in $((SECONDS - start)) s ($(wine --version))"
 
-# 0. The Windows-only code's own tests (the named pipe, the data dir ACL),
-# built without cgo in seconds.
-for pkg in ctlconn userdir; do
-  (cd "$here/.." && CGO_ENABLED=0 GOOS=windows GOARCH=amd64 "$go" test -c -o "$work/$pkg.test.exe" "./cmd/furudesk/internal/$pkg") ||
+# 0. The Windows-only code's own tests (the named pipe, the data dir ACL,
+# the media keys), built without cgo in seconds.
+for dir in cmd/furudesk/internal/ctlconn cmd/furudesk/internal/userdir smtc; do
+  pkg=$(basename "$dir")
+  (cd "$here/.." && CGO_ENABLED=0 GOOS=windows GOARCH=amd64 "$go" test -c -o "$work/$pkg.test.exe" "./$dir") ||
     fail "cannot build the $pkg tests for Windows"
   timeout 120 wine "$work/$pkg.test.exe" -test.v >"$work/$pkg-test.log" 2>&1 || fail "the $pkg tests failed under Wine: $(grep -E -- '--- FAIL|_test.go' "$work/$pkg-test.log" | head -5)"
   say "$pkg tests under Wine: $(grep -c -- '--- PASS' "$work/$pkg-test.log") passed, $(grep -c -- '--- SKIP' "$work/$pkg-test.log") skipped ($(grep -o 'Wine 8 [^;]*' "$work/$pkg-test.log" | head -1))"
 done
+say "smtc under Wine: $(tr -d '\r' <"$work/smtc-test.log" | sed -n 's/.*_test.go:[0-9]*: \(mode .*\) (Start took.*/\1/p' | paste -sd';' -)"
 
 # 1. --version
 ver=$(timeout 60 wine "$exe" --version 2>"$work/version.log" | tr -d '\r') || fail "furudesk.exe --version failed"
@@ -157,6 +163,12 @@ else
   say "no FFmpeg DLLs beside $exe: AAC, ALAC and Opus are not checked"
 fi
 say "--headless: $dec"
+# media_keys LOG: the log's line on the path the media keys take.
+media_keys() { grep -m1 -o 'msg="media keys: [^"]*"' "$1" | tr -d '\r' || true; }
+mk=$(media_keys "$work/headless.log")
+grep -q 'media keys: SMTC unavailable (smtc: no window[^)]*); using global hotkeys' <<<"$mk" ||
+  fail "furudesk.exe --headless does not say it takes the media keys as hotkeys: ${mk:-no media keys line in its log}"
+say "--headless: $mk"
 
 # heard SINK FREQ: records 3 s of SINK and says whether FREQ Hz is heard.
 heard() {
@@ -315,6 +327,28 @@ for _ in $(seq 1 60); do
 done
 [ -n "$ok" ] || fail "the window looks blank (gray stddev $sd, $colors colors; see $shot)"
 say "window: opened, plays the demo (at ${p} ms); screenshot $shot (gray stddev $sd, $colors colors)"
+# The media keys: the log says which path; on the hotkey path (Wine has
+# no SMTC) the play/pause key, typed into the focused window, goes to
+# wineserver's hotkeys and pauses, then resumes, the music.
+mk=$(media_keys "$work/window.log")
+[ -n "$mk" ] || fail "the window's log does not say which path the media keys take"
+say "window: $mk"
+# playing_is WANT: waits up to 10 s for ctl status to say playing WANT.
+playing_is() {
+  for _ in $(seq 1 30); do
+    gctl status | grep -q "^  \"playing\": $1" && return 0
+    sleep 0.3
+  done
+  return 1
+}
+if grep -q 'using global hotkeys' <<<"$mk"; then
+  xdotool windowfocus --sync "$win" 2>/dev/null || xdotool windowfocus "$win"
+  xdotool key XF86AudioPlay
+  playing_is false || fail "the play/pause media key (a hotkey) did not pause the window's music"
+  xdotool key XF86AudioPlay
+  playing_is true || fail "the play/pause media key (a hotkey) did not resume the window's music"
+  say "window: the play/pause media key (xdotool key XF86AudioPlay) paused and resumed it"
+fi
 # Its close button (WM_SYSCOMMAND SC_CLOSE, posted by a fixture: no window
 # manager here): with "close to tray", Windows' default, the window goes
 # and furudesk keeps running and answering.

@@ -129,8 +129,12 @@ func runGUI(a *app.App, wp *webPlayer, opts options) error {
 	ws.restoreSize(w)
 	var gov *framegov.Governor
 	defer func() { gov.Stop() }()
+	stopMediaKeys := func() {}
+	defer func() { stopMediaKeys() }()
 	fa.Lifecycle().SetOnStarted(func() {
 		gov = holdWhenIdle(u, log)
+		// Windows' media controls belong to the window, which exists now.
+		stopMediaKeys = startMediaKeys(a, opts.dataDir, w, log) // mediakeys_windows.go
 		if err := ws.restorePlace(w); err != nil {
 			log.Info("window placed by the desktop", "reason", err)
 		} else if x, y, ok := ws.pos(); ok {

@@ -247,6 +247,8 @@ func runHeadless(opts options, stderr io.Writer) error {
 	go openAtLaunch(d.app, opts.open, opts.enqueue, stderr) // open.go
 	// An always-on box may have a session bus: media keys and playerctl.
 	stopMPRIS := startMPRIS(d.app, opts.dataDir, nil, nil, stderrLogger(opts))
+	// On Windows, the media keys as hotkeys (SMTC needs a window).
+	stopMediaKeys := startMediaKeys(d.app, opts.dataDir, nil, stderrLogger(opts))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	fmt.Fprintf(stderr, "furudesk: headless, device %s, listening on %s, ctl socket %s\n",
@@ -257,5 +259,6 @@ func runHeadless(opts options, stderr io.Writer) error {
 	}
 	signal.Stop(sig)
 	stopMPRIS() // before the app closes
+	stopMediaKeys()
 	return d.close()
 }
