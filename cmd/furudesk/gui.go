@@ -133,8 +133,9 @@ func runGUI(a *app.App, wp *webPlayer, opts options) error {
 	defer func() { stopMediaKeys() }()
 	fa.Lifecycle().SetOnStarted(func() {
 		gov = holdWhenIdle(u, log)
-		// Windows' media controls belong to the window, which exists now.
-		stopMediaKeys = startMediaKeys(a, opts.dataDir, w, log) // mediakeys_windows.go
+		// Windows' media controls belong to the window, and macOS's to
+		// the main thread's loop, which both exist now.
+		stopMediaKeys = startMediaKeys(a, opts.dataDir, w, log) // mediakeys_windows.go, mediakeys_darwin.go
 		if err := ws.restorePlace(w); err != nil {
 			log.Info("window placed by the desktop", "reason", err)
 		} else if x, y, ok := ws.pos(); ok {

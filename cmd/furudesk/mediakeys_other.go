@@ -1,4 +1,4 @@
-//go:build !windows
+//go:build !windows && !darwin
 
 package main
 
@@ -10,8 +10,9 @@ import (
 	"github.com/furudesk/furudesk/app"
 )
 
-// startMediaKeys: the media keys are MPRIS's here (startMPRIS) on Linux
-// and the BSDs, and not yet had on macOS.
+// startMediaKeys: the media keys are MPRIS's here (startMPRIS), on Linux
+// and the BSDs; Windows has smtc (mediakeys_windows.go) and macOS
+// nowplaying (mediakeys_darwin.go).
 func startMediaKeys(a *app.App, dataDir string, w fyne.Window, log *slog.Logger) (stop func()) {
 	return func() {}
 }

@@ -247,7 +247,8 @@ func runHeadless(opts options, stderr io.Writer) error {
 	go openAtLaunch(d.app, opts.open, opts.enqueue, stderr) // open.go
 	// An always-on box may have a session bus: media keys and playerctl.
 	stopMPRIS := startMPRIS(d.app, opts.dataDir, nil, nil, stderrLogger(opts))
-	// On Windows, the media keys as hotkeys (SMTC needs a window).
+	// On Windows, the media keys as hotkeys (SMTC needs a window); on
+	// macOS it logs that there are none (no main loop without a window).
 	stopMediaKeys := startMediaKeys(d.app, opts.dataDir, nil, stderrLogger(opts))
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
