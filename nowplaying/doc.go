@@ -48,6 +48,10 @@
 //     (queued, so it runs only if the main loop still does; a process
 //     that ends loses its entry anyway).
 //
+// Each func queued through Options.Main first checks that it runs on the
+// main thread (NSThread isMainThread) and does nothing otherwise: once
+// Fyne's loop has ended, fyne.Do runs its func on the caller's goroutine.
+//
 // A headless furudesk has no main run loop: Start returns ErrNoMainThread.
 // Elsewhere than macOS Start returns ErrUnsupported.
 //

@@ -49,6 +49,7 @@ var (
 	selPositionTime           = objc.RegisterName("positionTime")
 	selInitWithContentsOfFile = objc.RegisterName("initWithContentsOfFile:")
 	selInitWithImage          = objc.RegisterName("initWithImage:")
+	selIsMainThread           = objc.RegisterName("isMainThread")
 )
 
 // framework is the classes a session uses, looked up once.
@@ -59,6 +60,7 @@ type framework struct {
 	num           objc.Class // NSNumber
 	dict          objc.Class // NSMutableDictionary
 	pool          objc.Class // NSAutoreleasePool
+	thread        objc.Class // NSThread
 	// image and artwork are NSImage and MPMediaItemArtwork; both 0 when
 	// either is missing or the artwork has no initWithImage: (it is
 	// deprecated): no artwork then.
@@ -93,6 +95,7 @@ func (f *framework) load() error {
 		{&f.num, "NSNumber"},
 		{&f.dict, "NSMutableDictionary"},
 		{&f.pool, "NSAutoreleasePool"},
+		{&f.thread, "NSThread"},
 	} {
 		if *c.to = objc.GetClass(c.name); *c.to == 0 {
 			return fmt.Errorf("nowplaying: no Objective-C class %s", c.name)
@@ -120,6 +123,13 @@ func (f *framework) load() error {
 		return fmt.Errorf("nowplaying: register %s: %w", targetClassName, err)
 	}
 	return nil
+}
+
+// onMain reports whether the caller runs on the main thread. Options.Main
+// is fyne.Do, which, once Fyne's loop has ended, runs its func on the
+// caller's goroutine instead.
+func (f *framework) onMain() bool {
+	return objc.Send[bool](objc.ID(f.thread), selIsMainThread)
 }
 
 // nsString is an autoreleased NSString of s (valid UTF-8 without NUL:

@@ -146,6 +146,10 @@ func (s *Session) control() {
 // attach (main thread) makes the target and adds it to every command,
 // all disabled until the first status.
 func (s *Session) attach() {
+	if !s.fw.onMain() {
+		s.log.Info("media keys: none (nowplaying: not started on the main thread)")
+		return
+	}
 	pool := objc.ID(s.fw.pool).Send(selNew)
 	defer pool.Send(selDrain)
 	remote := objc.ID(s.fw.commandCenter).Send(selSharedCommandCenter)
@@ -168,9 +172,10 @@ func (s *Session) attach() {
 	s.info = info
 }
 
-// apply (main thread) sets what u names.
+// apply (main thread) sets what u names. Off the main thread (Fyne's
+// loop has ended: the app is closing) it drops u.
 func (s *Session) apply(u Update) {
-	if s.info == 0 {
+	if s.info == 0 || !s.fw.onMain() {
 		return
 	}
 	pool := objc.ID(s.fw.pool).Send(selNew)
@@ -202,8 +207,8 @@ func (s *Session) apply(u Update) {
 // detach (main thread) removes the target from the commands and clears
 // the now-playing entry.
 func (s *Session) detach() {
-	if s.info == 0 {
-		return
+	if s.info == 0 || !s.fw.onMain() {
+		return // the process ends with its entry anyway
 	}
 	for c, rc := range s.remote {
 		if rc != 0 {
