@@ -62,8 +62,9 @@ type framework struct {
 	pool          objc.Class // NSAutoreleasePool
 	thread        objc.Class // NSThread
 	// image and artwork are NSImage and MPMediaItemArtwork; both 0 when
-	// either is missing or the artwork has no initWithImage: (it is
-	// deprecated): no artwork then.
+	// either is missing or the artwork does not answer initWithImage:
+	// (the old initializer; the current one takes a block, which purego's
+	// objc cannot make): no artwork then.
 	image, artwork objc.Class
 	target         objc.Class // targetClassName
 }
