@@ -38,26 +38,30 @@ func (s *State) Mark(from engine.DeviceID, c Control) {
 	if c.ID == 0 {
 		return
 	}
+	one := Marks{Top: c.ID, Bits: 1}
 	m, ok := s.Applied[from]
 	switch {
-	case !ok && len(s.Applied) >= engine.MaxSendersPerTerm:
+	case ok:
+		one = m.union(one)
+	case len(s.Applied) >= engine.MaxSendersPerTerm:
 		return
-	case !ok:
-		m = Marks{Top: c.ID, Bits: 1}
-	case c.ID > m.Top:
-		if d := c.ID - m.Top; d < MarkWindow {
-			m.Bits = m.Bits<<d | 1
-		} else {
-			m.Bits = 1
-		}
-		m.Top = c.ID
-	case m.Top-c.ID < MarkWindow:
-		m.Bits |= 1 << (m.Top - c.ID)
 	}
 	if s.Applied == nil {
 		s.Applied = map[engine.DeviceID]Marks{}
 	}
-	s.Applied[from] = m
+	s.Applied[from] = one
+}
+
+// union is what m and o mark together, within the window of the newer
+// top.
+func (m Marks) union(o Marks) Marks {
+	if o.Top > m.Top {
+		m, o = o, m
+	}
+	if d := m.Top - o.Top; d < MarkWindow {
+		m.Bits |= o.Bits << d
+	}
+	return m
 }
 
 // mergeMarks is the union of two sets of marks (a handoff's state and the
@@ -71,20 +75,12 @@ func mergeMarks(into, from map[engine.DeviceID]Marks) map[engine.DeviceID]Marks 
 		out[k] = m
 	}
 	for k, m := range from {
-		o, ok := out[k]
-		switch {
-		case !ok:
-			if len(out) < engine.MaxSendersPerTerm {
-				out[k] = m
-			}
-			continue
-		case m.Top > o.Top:
-			o, m = m, o
+		switch o, ok := out[k]; {
+		case ok:
+			out[k] = o.union(m)
+		case len(out) < engine.MaxSendersPerTerm:
+			out[k] = m
 		}
-		if d := o.Top - m.Top; d < MarkWindow {
-			o.Bits |= m.Bits << d
-		}
-		out[k] = o
 	}
 	return out
 }

@@ -484,14 +484,7 @@ func (s *sim) kill(d *device) {
 	// (its socket buffers): half the time it does, so an owner's
 	// acknowledgement of a control it applied and saved can be lost.
 	if !s.opt.OldControllers && s.r.IntN(2) == 0 {
-		keep := s.net[:0]
-		for _, m := range s.net {
-			if m.from != d.id {
-				keep = append(keep, m)
-			}
-		}
-		clear(s.net[len(keep):])
-		s.net = keep
+		s.net = slices.DeleteFunc(s.net, func(m msg) bool { return m.from == d.id })
 	}
 	for _, c := range s.ctl {
 		if c.from == d.id && c.done == "" {
