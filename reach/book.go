@@ -99,12 +99,12 @@ func (b *Book) Marshal() []byte {
 // ValidAddr checks that a is host:port with a port in 1..65535.
 func ValidAddr(a string) error {
 	if len(a) > MaxAddrBytes {
-		return fmt.Errorf("address of %d bytes", len(a))
+		return fmt.Errorf("an address of %d bytes (limit %d)", len(a), MaxAddrBytes)
 	}
 	host, port, err := net.SplitHostPort(a)
 	p, perr := strconv.Atoi(port)
 	if err != nil || perr != nil || p < 1 || p > 65535 || host == "" {
-		return fmt.Errorf("address %q: want host:port with a port in 1..65535", a)
+		return fmt.Errorf("%q is not host:port with a port in 1..65535", a)
 	}
 	return nil
 }
