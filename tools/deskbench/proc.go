@@ -70,10 +70,12 @@ type sample struct {
 	rss     float64
 	loadBeg float64
 	loadEnd float64
+	wakeups float64 // context switches of all its threads, per second
 }
 
 func (s sample) String() string {
-	return fmt.Sprintf("%-34s %6.2f%% of a core over %3.0f s, RSS %5.0f MB, load %.2f→%.2f", s.what, s.pct, s.secs, s.rss, s.loadBeg, s.loadEnd)
+	return fmt.Sprintf("%-34s %6.2f%% of a core over %3.0f s, %4.0f wakeups/s, RSS %5.0f MB, load %.2f→%.2f",
+		s.what, s.pct, s.secs, s.wakeups, s.rss, s.loadBeg, s.loadEnd)
 }
 
 // measure samples the CPU of pid over d.
@@ -84,14 +86,38 @@ func measure(what string, pid int, d time.Duration) (sample, error) {
 	if err != nil {
 		return sample{}, err
 	}
+	w0 := switches(pid)
 	time.Sleep(d)
 	c1, err := cpuTicks(pid)
 	if err != nil {
 		return sample{}, err
 	}
+	w1 := switches(pid)
 	secs := time.Since(t0).Seconds()
 	return sample{what: what, pct: 100 * float64(c1-c0) / clockTicks / secs, secs: secs, rss: rssMB(pid),
-		loadBeg: l0, loadEnd: loadavg()}, nil
+		loadBeg: l0, loadEnd: loadavg(), wakeups: float64(w1-w0) / secs}, nil
+}
+
+// switches is the number of context switches, voluntary or not, of every
+// thread of pid so far: each is a wakeup of that thread (a thread that
+// ended between two calls takes its count with it, so measure processes
+// whose threads live on).
+func switches(pid int) int64 {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/status", pid))
+	var n int64
+	for _, t := range tasks {
+		raw, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(raw), "\n") {
+			if f := strings.Fields(l); len(f) == 2 && (f[0] == "voluntary_ctxt_switches:" || f[0] == "nonvoluntary_ctxt_switches:") {
+				v, _ := strconv.ParseInt(f[1], 10, 64)
+				n += v
+			}
+		}
+	}
+	return n
 }
 
 // proc is a furudesk (or other) process the benchmark started.
