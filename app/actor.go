@@ -58,6 +58,9 @@ type actor struct {
 
 	persisted   storage.QueueState // last committed queue/transport
 	persistedAt time.Duration
+	// What was derived from the state, kept until it changes (memo.go).
+	items     storedItems
+	published encodedState
 
 	// What the local output is doing.
 	cur        audio.Track
@@ -79,6 +82,7 @@ type actor struct {
 	nextCID    string
 	nextIdx    int
 	nextPath   string
+	nextLib    uint64 // the library version it was prepared at (libraryRun)
 	nextFailed string // content id and index of a prepared track that failed
 
 	lastOut     engine.Output
@@ -406,7 +410,7 @@ func (a *actor) run(f func(tx *txn) error) error {
 		t.Checkpoint = &cp
 	}
 	now := a.clock.Now()
-	q := durable(a.st)
+	q := durableOf(a.st, &a.items)
 	q.PositionMS = a.persisted.PositionMS
 	if tx.persistPos || !a.sameTransport(q.Transport) || !sameItems(q.Items, a.persisted.Items) {
 		q.PositionMS = a.posNow()
@@ -577,7 +581,7 @@ func (a *actor) publishSnapshot() {
 	st.Box = a.opts.Box
 	st.Output = a.outputLabel()
 	st.Launch = a.launch
-	b, err := json.Marshal(st)
+	b, err := a.published.encode(st)
 	if err != nil {
 		return
 	}

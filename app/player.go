@@ -66,12 +66,12 @@ type legacyOrderMeta struct {
 // durable is the storage form of s. The shuffled order is stored as it
 // is, not only its seed: "play next" and appended tracks change it in ways
 // the seed does not record.
-func durable(s PlayerState) storage.QueueState {
-	q := storage.QueueState{Items: make([]storage.QueueItem, 0, len(s.Queue))}
-	for _, e := range s.Queue {
-		meta, _ := json.Marshal(itemMeta{Entry: Entry{Title: e.Title, Artists: e.Artists, Album: e.Album, DurationMS: e.DurationMS}})
-		q.Items = append(q.Items, storage.QueueItem{ContentID: e.ContentID, Meta: meta})
-	}
+func durable(s PlayerState) storage.QueueState { return durableOf(s, &storedItems{}) }
+
+// durableOf is durable with the items of the last queue made durable
+// (memo.go).
+func durableOf(s PlayerState, items *storedItems) storage.QueueState {
+	q := storage.QueueState{Items: items.of(s.Queue)}
 	q.Transport = storage.Transport{Index: s.Index, PositionMS: s.PositionMS, Playing: s.Playing,
 		Volume: s.Volume, Shuffle: s.Shuffle, Repeat: storage.Repeat(s.Repeat), ShuffleSeed: s.Seed}
 	if s.Shuffle && queue.IsPermutation(s.Order, len(s.Queue)) {

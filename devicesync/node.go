@@ -1,6 +1,7 @@
 package devicesync
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/ed25519"
@@ -191,6 +192,8 @@ type Node struct {
 	denied         map[string]time.Time // denialKey → when its invite expires
 	left           map[string]Op        // group left → this device's revocation of itself there
 	snapshot       []byte               // latest own snapshot line
+	snapIn         []byte               // the state of the latest own snapshot, as given
+	snapState      []byte               // and in compact form (compactJSON)
 	snapSeq        uint64               // sequence of the latest own snapshot
 	// held is the newest snapshot of each other device (relay.go);
 	// relayBudget bounds how many of a device's snapshots are forwarded.
@@ -515,25 +518,30 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 	if c.Version != engine.EnvelopeVersion || c.Device != n.id {
 		return fmt.Errorf("%w: version %d device %q", ErrEnvelope, c.Version, c.Device)
 	}
-	if !json.Valid(state) {
-		return fmt.Errorf("devicesync: snapshot state is not JSON")
-	}
-	state, err := compactJSON(state)
-	if err != nil {
-		return err
-	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
 		return ErrClosed
 	}
-	m := snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state, Seq: n.nextSnapshotSeqLocked()}
-	fields, err := snapshotSigFields(&c, state, m.Seq)
+	// An owner announces itself every second with the same state most of
+	// the time: the state's compact form is kept until it changes.
+	if n.snapIn == nil || !bytes.Equal(state, n.snapIn) {
+		if !json.Valid(state) {
+			return fmt.Errorf("devicesync: snapshot state is not JSON")
+		}
+		compact, err := compactJSON(state)
+		if err != nil {
+			return err
+		}
+		n.snapIn, n.snapState = bytes.Clone(state), compact
+	}
+	m := snapshotMsg{Type: typeSnapshot, Coordination: &c, State: n.snapState, Seq: n.nextSnapshotSeqLocked()}
+	fields, err := snapshotSigFields(&c, m.State, m.Seq)
 	if err != nil {
 		return err
 	}
 	m.Sig = sign(n.cfg.Key, sigDomainCoordination, n.id, fields...)
-	line, err := encodeLine(m, MaxLineBytes)
+	line, err := encodeSnapshotLine(m, MaxLineBytes)
 	if err != nil {
 		return err
 	}

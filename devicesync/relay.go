@@ -64,17 +64,14 @@ const (
 	freshRelay = 5 * time.Second
 )
 
-// snapshotSigFields are the fields a snapshot's signature covers.
+// snapshotSigFields are the fields a snapshot's signature covers; state
+// is in the form compactJSON gives.
 func snapshotSigFields(c *engine.Coordination, state json.RawMessage, seq uint64) ([][]byte, error) {
 	cj, err := json.Marshal(c)
 	if err != nil {
 		return nil, err
 	}
-	st, err := compactJSON(state)
-	if err != nil {
-		return nil, err
-	}
-	return [][]byte{cj, st, binary.BigEndian.AppendUint64(nil, seq)}, nil
+	return [][]byte{cj, state, binary.BigEndian.AppendUint64(nil, seq)}, nil
 }
 
 // nextSnapshotSeqLocked returns the sequence of this device's next
@@ -115,7 +112,11 @@ func (n *Node) snapshotLocked(s *session, m snapshotMsg) []Event {
 	if !direct || len(m.Sig) > 0 {
 		// A relayed snapshot must carry its device's signature; a direct
 		// one that carries one must carry a good one.
-		fields, err := snapshotSigFields(c, m.State, m.Seq)
+		st, err := compactJSON(m.State)
+		var fields [][]byte
+		if err == nil {
+			fields, err = snapshotSigFields(c, st, m.Seq)
+		}
 		if err == nil {
 			err = verify(n.memberKeyLocked(origin), sigDomainCoordination, origin, m.Sig, fields...)
 		}

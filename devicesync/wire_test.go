@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/furudesk/furudesk/engine"
 )
 
 func TestReadLineBounds(t *testing.T) {
@@ -111,4 +114,43 @@ func FuzzDecodeLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSnapshotLineDecodesAsMarshalled: the snapshot line spliced around a
+// state kept compact decodes to the same message as one Marshal writes,
+// and is held to the same limit.
+func TestSnapshotLineDecodesAsMarshalled(t *testing.T) {
+	state, err := compactJSON([]byte(`{"queue": [{"content_id": "b3:aa", "title": "<A & B>"}], "index": 0}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := engine.Coordination{Version: engine.EnvelopeVersion, Device: "dev_a"}
+	m := snapshotMsg{Type: typeSnapshot, Coordination: &c, State: state, Seq: 7, Sig: []byte{1, 2, 3}}
+	spliced, err := encodeSnapshotLine(m, MaxLineBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := encodeLine(m, MaxLineBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spliced) != len(plain) || spliced[len(spliced)-1] != '\n' {
+		t.Fatalf("spliced line\n%s differs in length from\n%s", spliced, plain)
+	}
+	var a, b snapshotMsg
+	if err := json.Unmarshal(spliced, &a); err != nil {
+		t.Fatalf("spliced line %s: %v", spliced, err)
+	}
+	if err := json.Unmarshal(plain, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("spliced %+v, marshalled %+v", a, b)
+	}
+	if _, err := encodeSnapshotLine(m, len(plain)-2); !errors.Is(err, ErrLineTooLong) {
+		t.Fatalf("a line over the limit: %v, want ErrLineTooLong", err)
+	}
+	if _, err := encodeSnapshotLine(m, len(plain)-1); err != nil {
+		t.Fatalf("a line at the limit: %v", err)
+	}
 }

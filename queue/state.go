@@ -164,6 +164,34 @@ func (s State) Clone() State {
 	return s
 }
 
+// Equal reports whether s and o are the same state: what they would
+// publish, persist and show is the same. It costs a comparison of the
+// queues, far less than encoding one, so a caller can keep what it
+// derived from a state until the state changes.
+func (s State) Equal(o State) bool {
+	return s.Index == o.Index && s.PositionMS == o.PositionMS && s.Playing == o.Playing &&
+		s.Volume == o.Volume && s.Shuffle == o.Shuffle && s.Repeat == o.Repeat &&
+		s.Term == o.Term && s.Seed == o.Seed && s.Jumps == o.Jumps && s.Box == o.Box &&
+		s.Output == o.Output && s.Closing == o.Closing && s.Resuming == o.Resuming &&
+		s.Launch == o.Launch &&
+		(s.Notice == nil) == (o.Notice == nil) && (s.Notice == nil || *s.Notice == *o.Notice) &&
+		maps.Equal(s.Acks, o.Acks) && maps.Equal(s.AckFrom, o.AckFrom) &&
+		maps.Equal(s.Applied, o.Applied) && slices.Equal(s.Order, o.Order) &&
+		SameEntries(s.Queue, o.Queue)
+}
+
+// SameEntries reports whether two queues hold the same entries in the
+// same order.
+func SameEntries(a, b []Entry) bool {
+	return slices.EqualFunc(a, b, Entry.Equal)
+}
+
+// Equal reports whether e and o are the same entry.
+func (e Entry) Equal(o Entry) bool {
+	return e.ContentID == o.ContentID && e.Title == o.Title && e.Album == o.Album &&
+		e.DurationMS == o.DurationMS && slices.Equal(e.Artists, o.Artists)
+}
+
 func (s State) Current() (Entry, bool) {
 	if s.Index < 0 || s.Index >= len(s.Queue) {
 		return Entry{}, false
