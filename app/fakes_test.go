@@ -83,6 +83,7 @@ type fakeStore struct {
 	j        *journal
 	failNext int
 	commits  int
+	lookups  int // TrackByContentID calls
 	noSync   int // of commits, those without a disk flush
 	cps      map[string]engine.Checkpoint
 	queue    storage.QueueState
@@ -174,6 +175,7 @@ func (s *fakeStore) DeleteTracksUnder(string) (int64, error) { return 0, nil }
 func (s *fakeStore) TrackByContentID(id string) (library.Track, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.lookups++
 	t, ok := s.tracks[id]
 	if !ok {
 		return t, storage.ErrNotFound

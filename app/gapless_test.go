@@ -235,3 +235,34 @@ func TestGaplessPreparedTrackFailsAtTheSwitch(t *testing.T) {
 		t.Fatalf("no error notice: %+v", st.Notices)
 	}
 }
+
+// A paused owner with a track prepared from its own library looks
+// nothing up at its ticks: the lookup was a database query four times a
+// second (issue 37). A change of the library looks it up again.
+func TestPausedTicksLookUpNothing(t *testing.T) {
+	r := newRig(t, self, Options{Config: fastCfg()})
+	r.advance(1500 * time.Millisecond)
+	if err := r.app.PlayTracks([]string{"b3:aa", "b3:bb"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	r.started()
+	if err := r.app.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	if r.out.next.ID != "b3:bb" {
+		t.Fatalf("prepared %+v, want b3:bb", r.out.next)
+	}
+	r.store.mu.Lock()
+	before := r.store.lookups
+	r.store.mu.Unlock()
+	r.advance(10 * time.Second)
+	r.store.mu.Lock()
+	got := r.store.lookups - before
+	r.store.mu.Unlock()
+	if got != 0 {
+		t.Fatalf("%d track lookups in 10 s of a pause", got)
+	}
+	if r.out.next.ID != "b3:bb" {
+		t.Fatalf("prepared %+v after the pause, want b3:bb", r.out.next)
+	}
+}

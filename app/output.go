@@ -154,6 +154,12 @@ func (a *actor) syncPrepared(st PlayerState) {
 	}
 	defer a.pinPlaying()
 	i, ok := st.Following()
+	if ok && a.next.Seq != 0 && a.nextCID == st.Queue[i].ContentID && a.nextIdx == i &&
+		a.strm.nextSource == SourceLocal && a.nextLib == a.libRun.version {
+		// Prepared from a file of this library, which has not changed
+		// since: no need to look it up again at every tick of a pause.
+		return
+	}
 	var src audio.Source
 	var kind string
 	if ok {
@@ -172,7 +178,7 @@ func (a *actor) syncPrepared(st PlayerState) {
 		return
 	}
 	a.next = a.out.PrepareNext(src)
-	a.nextCID, a.nextIdx, a.nextPath = cid, i, src.Path
+	a.nextCID, a.nextIdx, a.nextPath, a.nextLib = cid, i, src.Path, a.libRun.version
 	a.strm.nextSource = kind
 }
 
