@@ -5,9 +5,11 @@ package app
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/furudesk/furudesk/devicesync"
 	"github.com/furudesk/furudesk/engine"
+	"github.com/furudesk/furudesk/queue"
 )
 
 // control runs a transport intent: locally when this device renders (or
@@ -19,6 +21,24 @@ func (a *actor) control(c Control) error {
 			c.Op = OpPause
 		}
 	}
+	if c.Op == OpPlayTracks {
+		// A list longer than the queue holds plays from its start track
+		// for as many as fit (queue.MaxQueueBytes), and says so.
+		if lo, hi := queue.Fit(c.Entries, c.Index); hi > lo && hi-lo < len(c.Entries) {
+			all := len(c.Entries)
+			c.Entries, c.Index = c.Entries[lo:hi], c.Index-lo
+			err := a.controlFitting(c)
+			if err == nil {
+				a.notice("info", fmt.Sprintf("Playing %d of the %d tracks: the queue holds no more", hi-lo, all))
+			}
+			return err
+		}
+	}
+	return a.controlFitting(c)
+}
+
+// controlFitting is control of a queue that fits.
+func (a *actor) controlFitting(c Control) error {
 	if e, ok := a.st.Current(); ok && c.Op == OpSeek && len(c.IDs) == 0 {
 		c.IDs = []string{e.ContentID} // the track it seeks in (queue rule S2)
 	}
@@ -107,7 +127,15 @@ func (a *actor) transfer(to engine.DeviceID) error {
 		if err != nil {
 			return err
 		}
-		tx.sends = append(tx.sends, send{to: to, stamp: stamp, handoff: true, body: body})
+		if len(body) <= devicesync.MaxCommandBytes {
+			tx.sends = append(tx.sends, send{to: to, stamp: stamp, handoff: true, body: body})
+		} else {
+			// A long queue does not fit a command: the target takes the
+			// output on the claim's announcement, with the state of the
+			// snapshot this transition publishes (the position measured now).
+			a.log.Info("handoff by snapshot: the state does not fit a command", "to", string(to), "bytes", len(body))
+			tx.publish = true
+		}
 		a.handedTo = to
 		a.notice("info", "Playing on "+a.deviceName(to))
 		return nil

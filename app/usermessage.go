@@ -26,6 +26,7 @@ var (
 	ErrUnreadable   = errors.New("app: the file could not be read")
 	ErrBadArgument  = queue.ErrBadArgument
 	ErrQueueChanged = queue.ErrQueueChanged
+	ErrQueueFull    = queue.ErrQueueFull
 )
 
 // userErr wraps sentinel with a sentence for the user.

@@ -133,8 +133,8 @@ var (
 // dropped and counted.
 const maxQueuedEvents = 4096
 
-// maxCommandBytes bounds one playback command body.
-const maxCommandBytes = 64 << 10
+// MaxCommandBytes bounds one playback command body.
+const MaxCommandBytes = 64 << 10
 
 // Node is one device's end of device sync. Create it with New, then Start.
 // Its methods are safe for concurrent use.
@@ -559,8 +559,8 @@ func (n *Node) SendCommand(target engine.DeviceID, stamp engine.CommandStamp, ha
 	if stamp.Version != engine.EnvelopeVersion {
 		return "", fmt.Errorf("%w: stamp version %d", ErrEnvelope, stamp.Version)
 	}
-	if len(body) > maxCommandBytes || !json.Valid(body) {
-		return "", fmt.Errorf("devicesync: command body is not JSON of at most %d bytes", maxCommandBytes)
+	if len(body) > MaxCommandBytes || !json.Valid(body) {
+		return "", fmt.Errorf("devicesync: command body is not JSON of at most %d bytes", MaxCommandBytes)
 	}
 	b, _ := json.Marshal(commandBody{Target: target, Stamp: &stamp, Handoff: handoff, Command: body})
 	n.mu.Lock()

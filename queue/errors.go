@@ -15,6 +15,7 @@ var (
 	ErrQueueEmpty   = errors.New("queue: the queue is empty")
 	ErrBadArgument  = errors.New("queue: invalid argument")
 	ErrQueueChanged = errors.New("queue: the queue changed")
+	ErrQueueFull    = errors.New("queue: the queue is full")
 )
 
 // Error is a sentinel with the sentence a user reads.

@@ -342,6 +342,10 @@ func (s *State) applyOp(c Control, pos int64) (Change, error) {
 		if c.Index < 0 || c.Index >= len(c.Entries) {
 			return ch, userErr(ErrQueueIndex, "start index %d is out of range (0 to %d)", c.Index, len(c.Entries)-1)
 		}
+		if QueueBytes(c.Entries) > MaxQueueBytes {
+			lo, hi := Fit(c.Entries, c.Index)
+			return ch, userErr(ErrQueueFull, "the queue holds %d of these %d tracks, not all", hi-lo, len(c.Entries))
+		}
 		s.Queue = slices.Clone(c.Entries)
 		s.Index, s.PositionMS, s.Playing = c.Index, 0, true
 		s.reshuffle()
@@ -352,6 +356,9 @@ func (s *State) applyOp(c Control, pos int64) (Change, error) {
 		}
 		if len(s.Queue)+len(c.Entries) > MaxQueue {
 			return ch, fmt.Errorf("queue: at most %d tracks in the queue", MaxQueue)
+		}
+		if QueueBytes(s.Queue)+QueueBytes(c.Entries) > MaxQueueBytes {
+			return ch, userErr(ErrQueueFull, "the queue is full: remove some of its %d tracks to add %d more", len(s.Queue), len(c.Entries))
 		}
 		if c.Next && len(s.Queue) > 0 {
 			s.Queue = slices.Insert(s.Queue, s.Index+1, c.Entries...)
