@@ -257,6 +257,9 @@ func newActor(app *App, opts Options, deps Deps) (*actor, error) {
 		return nil, err
 	}
 	a.st = stateFromDurable(q)
+	if n := a.st.Trim(); n > 0 {
+		a.notice("info", fmt.Sprintf("The saved queue was longer than the queue holds: %d tracks from the current one are kept, %d dropped", len(a.st.Queue), n))
+	}
 	a.persisted = durable(a.st)
 	a.pos.Load(a.clock.Now())
 	a.persistedAt = a.clock.Now()

@@ -1,6 +1,9 @@
 package queue
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // MaxQueueBytes bounds what the queue's entries (and their shuffled
 // order) take in the state's JSON. An owner sends its whole state in one
@@ -59,4 +62,20 @@ func Fit(entries []Entry, start int) (lo, hi int) {
 		lo--
 	}
 	return lo, hi
+}
+
+// Trim cuts a queue longer than MaxQueueBytes (a state saved by an older
+// build) to the run Fit gives around its current track, the shuffled
+// order made again for it. It returns how many tracks it dropped.
+func (s *State) Trim() int {
+	if QueueBytes(s.Queue) <= MaxQueueBytes && len(s.Queue) <= MaxQueue {
+		return 0
+	}
+	lo, hi := Fit(s.Queue, max(s.Index, 0))
+	dropped := len(s.Queue) - (hi - lo)
+	s.Queue = slices.Clone(s.Queue[lo:hi])
+	s.Index = max(s.Index-lo, 0)
+	s.Order = nil
+	s.Normalize()
+	return dropped
 }

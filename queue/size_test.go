@@ -68,3 +68,24 @@ func TestAQueueThatWouldNotTravelIsRefused(t *testing.T) {
 		t.Fatal("a refused enqueue changed the state")
 	}
 }
+
+// TestTrimKeepsTheCurrentTrack: a saved queue past MaxQueueBytes is cut
+// around its current track, which stays current, with a fitting order.
+func TestTrimKeepsTheCurrentTrack(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	s := DefaultState()
+	s.Queue = longEntries(9000, 200, r)
+	s.Index, s.Shuffle, s.Seed = 7000, true, 5
+	s.Order = ShuffledOrder(s.Seed, len(s.Queue), s.Index)
+	cur := s.Queue[s.Index]
+	dropped := s.Trim()
+	if dropped == 0 || len(s.Queue)+dropped != 9000 || QueueBytes(s.Queue) > MaxQueueBytes {
+		t.Fatalf("dropped %d, kept %d of %d bytes", dropped, len(s.Queue), QueueBytes(s.Queue))
+	}
+	if got, _ := s.Current(); !got.Equal(cur) || s.Validate() != nil {
+		t.Fatalf("current %+v, want %+v; %v", got, cur, s.Validate())
+	}
+	if s.Trim() != 0 {
+		t.Fatal("a trimmed queue was trimmed again")
+	}
+}
