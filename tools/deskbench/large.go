@@ -82,18 +82,12 @@ func (b *bench) large(shutdowns int) error {
 	}
 	b.report("rescan, nothing changed: %v", time.Since(t).Round(100*time.Millisecond))
 	// Idle with the collection scanned and its folders watched (issue
-	// 37: it must not grow with the library), beside a small one. The
-	// plays above left 1,000 short tracks queued: idle is paused.
-	if _, err := h.ctl("pause"); err != nil {
+	// 37: it must not grow with the library), beside a small one with the
+	// same queue. The plays above left 1,000 short tracks queued: idle is
+	// paused.
+	if err := pauseIdle(h); err != nil {
 		return err
 	}
-	if err := waitFor("the output paused", 20*time.Second, func() bool {
-		st, err := h.status()
-		return err == nil && !st.Output.Playing
-	}); err != nil {
-		return err
-	}
-	time.Sleep(8 * time.Second) // the output suspends after 5 s
 	idle, err := measure(fmt.Sprintf("headless idle, %dk tracks watched", b.lib.Tracks/1000), h.p.pid(), b.phase)
 	if err != nil {
 		return err
@@ -130,8 +124,24 @@ func waitPublished(d *device, n int, limit time.Duration) error {
 	}
 }
 
+// pauseIdle pauses d and waits until its output is suspended.
+func pauseIdle(d *device) error {
+	if _, err := d.ctl("pause"); err != nil {
+		return err
+	}
+	if err := waitFor("the output paused", 20*time.Second, func() bool {
+		st, err := d.status()
+		return err == nil && !st.Output.Playing
+	}); err != nil {
+		return err
+	}
+	time.Sleep(8 * time.Second) // the output suspends after 5 s
+	return nil
+}
+
 // smallIdle is a headless device on a collection of n tracks, scanned,
-// published and idle: the figure the 100k one is held against.
+// published, holding the same queue as the large one and paused: the
+// figure the 100k one is held against.
 func (b *bench) smallIdle(n int) (sample, error) {
 	lib, err := collection(filepath.Join(b.work, fmt.Sprintf("lib%d", n)), n)
 	if err != nil {
@@ -151,7 +161,16 @@ func (b *bench) smallIdle(n int) (sample, error) {
 	if err := waitPublished(d, lib.Tracks, 5*time.Minute); err != nil {
 		return sample{}, err
 	}
-	time.Sleep(5 * time.Second)
+	// The queue the large device holds: a track played, 1,000 queued.
+	if _, err := d.ctl("play", lib.Paths[0]); err != nil {
+		return sample{}, err
+	}
+	if _, err := d.ctl(append([]string{"enqueue"}, lib.Paths[:min(1000, len(lib.Paths))]...)...); err != nil {
+		return sample{}, err
+	}
+	if err := pauseIdle(d); err != nil {
+		return sample{}, err
+	}
 	return measure(fmt.Sprintf("headless idle, %dk tracks watched", n/1000), d.p.pid(), b.phase)
 }
 
