@@ -745,6 +745,15 @@ func ctlSendWithin(path string, req ctlRequest, wait time.Duration) (ctlResponse
 	if err != nil {
 		return ctlResponse{}, nil, err
 	}
+	if len(req.Args) > maxCtlArgs {
+		return ctlResponse{}, nil, fmt.Errorf("%s takes at most %d arguments at once, not %d", req.Cmd, maxCtlArgs, len(req.Args))
+	}
+	if len(b)+1 > maxCtlRequest {
+		// The server reads no more and closes: the caller would see a
+		// broken pipe.
+		return ctlResponse{}, nil, fmt.Errorf("%s with %d arguments is a request of %d KB, more than the %d KB furudesk reads: give fewer at once",
+			req.Cmd, len(req.Args), (len(b)+1)>>10, maxCtlRequest>>10)
+	}
 	if _, err := c.Write(append(b, '\n')); err != nil {
 		return ctlResponse{}, nil, err
 	}

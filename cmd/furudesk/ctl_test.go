@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,9 @@ func TestCtlValidatesArguments(t *testing.T) {
 		{[]string{"transfer", string(ctlPeer)}, "Living room is offline"},
 		{[]string{"transfer", "Kitchen"}, "Kitchen is not a device of this group (see `devices`)"},
 		{[]string{"play", r.dir + "/nothing.mp3"}, r.dir + "/nothing.mp3 does not exist"},
+		{append([]string{"enqueue"}, slices.Repeat([]string{"b3:aa"}, 10001)...), "enqueue takes at most 10000 arguments at once, not 10001"},
+		{append([]string{"enqueue"}, slices.Repeat([]string{strings.Repeat("x", 200)}, 6000)...),
+			"enqueue with 6000 arguments is a request of 1189 KB, more than the 1024 KB furudesk reads: give fewer at once"},
 	} {
 		before := r.app.Status()
 		code, stdout, stderr := r.run(tc.args...)
