@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -24,7 +25,7 @@ func (b *bench) large(shutdowns int) error {
 	c0, _ := cpuTicks(h.p.pid())
 	peak := 0.0
 	if err := waitFor("the cold scan", 30*time.Minute, func() bool {
-		peak = max(peak, rssMB(h.p.pid()))
+		peak = max(peak, peakRSSMB(h.p.pid()))
 		st, err := h.status()
 		return err == nil && !st.Scan.Running && st.Scan.Found >= b.lib.Tracks
 	}); err != nil {
@@ -104,7 +105,7 @@ func (b *bench) large(shutdowns int) error {
 	if err := b.shutdownTimes(data, shutdowns); err != nil {
 		return err
 	}
-	return b.largeWindow()
+	return b.largeWindow("")
 }
 
 // waitPublished waits for d's catalog to be published to the group with
@@ -274,16 +275,90 @@ func (b *bench) shutdownTimes(data string, n int) error {
 
 // largeWindow is the window's first launch on an empty data dir with the
 // collection: the list while scanning and after, page switches, album
-// grid scrolling, memory, and SIGTERM.
-func (b *bench) largeWindow() error {
-	w := &device{bin: b.bin, dir: filepath.Join(b.work, "window"), env: b.env}
+// grid scrolling, memory, the caret, warm launches and SIGTERM. step
+// runs one part alone, for the work on it: "first" the first launch,
+// "caret" the caret's CPU, "warm" the warm launches; the last two on the
+// data dir an earlier run scanned (-work), scanned first when there is
+// none.
+func (b *bench) largeWindow(step string) error {
+	dir := filepath.Join(b.work, "window")
+	var w *device
+	var err error
+	switch step {
+	case "", "first":
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		if w, err = b.windowFirstLaunch(dir); err != nil {
+			return err
+		}
+		if step == "first" {
+			_, err := w.p.term(30 * time.Second)
+			return err
+		}
+	case "caret", "warm":
+		if _, err := os.Stat(filepath.Join(dir, "furudesk.db")); err != nil {
+			if w, err = b.windowFirstLaunch(dir); err != nil {
+				return err
+			}
+			if _, err := w.p.term(30 * time.Second); err != nil {
+				return err
+			}
+		}
+		if step == "warm" {
+			_, err := b.warmLaunches(&device{bin: b.bin, dir: dir, env: b.env}, false)
+			return err
+		}
+		w = &device{bin: b.bin, dir: dir, env: b.env}
+		if err := w.start(); err != nil {
+			return err
+		}
+		if _, _, err := windowListed(w.p, 0, b.lib.Tracks+1, 5*time.Minute); err != nil {
+			return err
+		}
+		time.Sleep(5 * time.Second) // the launch's rescan
+		if err := b.focusedFieldIdle(w.p.pid()); err != nil {
+			return err
+		}
+		_, err := w.p.term(30 * time.Second)
+		return err
+	default:
+		return fmt.Errorf("unknown step %q (first, caret or warm)", step)
+	}
+	if err := b.windowBrowse(w); err != nil {
+		return err
+	}
+	// Issue 37: the window idle, then with the search field focused: its
+	// caret blinks for 10 s after the focus (ui.caretBlinkTimeout), then
+	// rests lit.
+	if err := b.focusedFieldIdle(w.p.pid()); err != nil {
+		return err
+	}
+	d, err := w.p.term(30 * time.Second)
+	if err != nil {
+		return err
+	}
+	terms, err := b.warmLaunches(w, true)
+	if err != nil {
+		return err
+	}
+	b.report("window SIGTERM to exit: %s (idle, idle after a restart, scanning)",
+		strings.Join(append([]string{fmt.Sprint(d.Round(time.Millisecond))}, terms...), ", "))
+	return nil
+}
+
+// windowFirstLaunch starts the window on the empty data dir dir and waits
+// for its scan and its complete list; it reports when each came, the CPU
+// of the scan, and the memory at its highest while scanning and after.
+func (b *bench) windowFirstLaunch(dir string) (*device, error) {
+	w := &device{bin: b.bin, dir: dir, env: b.env}
 	t0 := time.Now()
 	if err := w.start("--music", b.lib.Dir); err != nil {
-		return err
+		return nil, err
 	}
 	firstAt, k, err := windowListed(w.p, 0, 1, 10*time.Minute)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var scanEnd time.Time
 	var scanCPU float64
@@ -296,21 +371,27 @@ func (b *bench) largeWindow() error {
 		}
 		return false
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	c1, _ := cpuTicks(w.p.pid())
 	scanCPU = float64(c1-c0) / clockTicks
 	fullAt, _, err := windowListed(w.p, k, b.lib.Tracks+1, 5*time.Minute)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	b.report("window first launch: the list showed its first tracks %v after the start (scanning), the scan ended after %v (%.1f s of CPU while it ran), the list was complete %v after the scan ended; load %.2f",
 		firstAt.Sub(t0).Round(100*time.Millisecond), scanEnd.Sub(t0).Round(100*time.Millisecond), scanCPU,
 		max(0, fullAt.Sub(scanEnd)).Round(10*time.Millisecond), loadavg())
 	st, _ := w.stats()
-	b.report("window RSS after the scan: %.0f MB (%s)", rssMB(w.p.pid()), split(w.p.pid(), st))
-	time.Sleep(3 * time.Second)
+	b.report("window RSS after the scan: %.0f MB, at its highest %.0f MB (%s)", rssMB(w.p.pid()),
+		peakRSSMB(w.p.pid()), split(w.p.pid(), st))
+	return w, nil
+}
 
+// windowBrowse times page switches and the album grid's scrolling, and
+// reports the memory after and once settled.
+func (b *bench) windowBrowse(w *device) error {
+	time.Sleep(3 * time.Second)
 	// Page switches: from the click to the page on screen (the title and
 	// the top of the page change together in one frame), watched through
 	// the X server every few milliseconds.
@@ -346,7 +427,7 @@ func (b *bench) largeWindow() error {
 		settles = append(settles, fmt.Sprint(d))
 		time.Sleep(time.Second)
 	}
-	st, _ = w.stats()
+	st, _ := w.stats()
 	b.report("album grid, 40 wheel notches 10 ms apart: on screen for good %s after the last notch; window RSS after visiting every page %.0f MB (%s), %d goroutines",
 		strings.Join(settles, ", "), rssMB(w.p.pid()), split(w.p.pid(), st), st.Goroutines)
 	// The window hands the heap's spare room back 10 s after a burst of
@@ -359,45 +440,41 @@ func (b *bench) largeWindow() error {
 	time.Sleep(settleAfterBrowsing - 15*time.Second)
 	st, _ = w.stats()
 	b.report("window RSS %v after the last page and scroll: %.0f MB (%s)", settleAfterBrowsing, rssMB(w.p.pid()), split(w.p.pid(), st))
+	return nil
+}
 
-	// Issue 37: the window idle, then with the search field focused: its
-	// caret blinks for 10 s after the focus (ui.caretBlinkTimeout), at
-	// about ten frames a second, then rests lit.
-	if err := b.focusedFieldIdle(w.p.pid()); err != nil {
-		return err
-	}
-
+// warmLaunches starts the window twice more on w's scanned data dir and
+// reports when the whole list was shown; with scanAtEnd the second is
+// asked to rescan just before its SIGTERM. It returns the SIGTERM times.
+func (b *bench) warmLaunches(w *device, scanAtEnd bool) ([]string, error) {
 	var terms []string
-	for i := range 3 {
-		if i > 0 {
-			w = &device{bin: b.bin, dir: w.dir, env: b.env}
-			t0 := time.Now()
-			if err := w.start(); err != nil {
-				return err
+	for i := 1; i <= 2; i++ {
+		w = &device{bin: b.bin, dir: w.dir, env: b.env}
+		t0 := time.Now()
+		if err := w.start(); err != nil {
+			return nil, err
+		}
+		at, _, err := windowListed(w.p, 0, b.lib.Tracks+1, 5*time.Minute)
+		if err != nil {
+			return nil, err
+		}
+		// Issue 37: what the database knows is listed at once, the
+		// launch's rescan after.
+		b.report("window warm launch %d: the whole list shown %v after the start; load %.2f", i,
+			at.Sub(t0).Round(10*time.Millisecond), loadavg())
+		if i == 2 && scanAtEnd {
+			if _, err := w.ctl("scan"); err != nil {
+				return nil, err
 			}
-			at, _, err := windowListed(w.p, 0, b.lib.Tracks+1, 5*time.Minute)
-			if err != nil {
-				return err
-			}
-			// Issue 37: what the database knows is listed at once, the
-			// launch's rescan after.
-			b.report("window warm launch %d: the whole list shown %v after the start; load %.2f", i,
-				at.Sub(t0).Round(10*time.Millisecond), loadavg())
-			if i == 2 {
-				if _, err := w.ctl("scan"); err != nil {
-					return err
-				}
-				time.Sleep(300 * time.Millisecond)
-			}
+			time.Sleep(300 * time.Millisecond)
 		}
 		d, err := w.p.term(30 * time.Second)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		terms = append(terms, fmt.Sprint(d.Round(time.Millisecond)))
 	}
-	b.report("window SIGTERM to exit: %s (idle, idle after a restart, scanning)", strings.Join(terms, ", "))
-	return nil
+	return terms, nil
 }
 
 // focusedFieldIdle reports the window's CPU idle, while a focused search

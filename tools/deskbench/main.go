@@ -13,7 +13,9 @@
 //	                       goroutines over -browse of scripted browsing
 //	deskbench -mode large  (issue 20) a 100,000-track collection: scan,
 //	                       ctl timings, shutdown times, the window's first
-//	                       launch, page switches, album grid scrolling, RSS
+//	                       launch, page switches, album grid scrolling, RSS;
+//	                       -step first|caret|warm runs one part of the
+//	                       window's alone (with -work to keep the data dir)
 //	deskbench -mode play   (issue 37) the headless player's CPU playing MP3,
 //	                       FLAC, AAC, Opus and Vorbis next to ffmpeg
 //	                       playing the same files to PulseAudio, and the
@@ -57,7 +59,8 @@ func main() {
 	browse := flag.Duration("browse", 30*time.Minute, "length of the scripted browsing (idle mode)")
 	work := flag.String("work", "", "work folder (data dirs, logs); a temporary one when empty")
 	shutdowns := flag.Int("shutdowns", 20, "SIGTERMs timed (large mode)")
-	windowOnly := flag.Bool("window-only", false, "large mode: only the window's first launch (no headless scan, ctl timings or shutdowns)")
+	windowOnly := flag.Bool("window-only", false, "large mode: only the window (no headless scan, ctl timings or shutdowns)")
+	step := flag.String("step", "", "large mode: only one part of the window's: first (its first launch), caret (CPU with the search field focused) or warm (warm launches); caret and warm reuse -work's scanned data dir")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 
@@ -97,8 +100,8 @@ func main() {
 	case "idle":
 		err = b.idle(*browse)
 	case "large":
-		if *windowOnly {
-			err = b.largeWindow()
+		if *windowOnly || *step != "" {
+			err = b.largeWindow(*step)
 		} else {
 			err = b.large(*shutdowns)
 		}

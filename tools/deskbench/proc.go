@@ -37,13 +37,20 @@ func cpuTicks(pid int) (int64, error) {
 }
 
 // rssMB is the resident memory of pid in MB.
-func rssMB(pid int) float64 {
+func rssMB(pid int) float64 { return statusMB(pid, "VmRSS:") }
+
+// peakRSSMB is the highest resident memory of pid so far in MB (the
+// kernel's high-water mark, VmHWM): no peak between two samples is missed.
+func peakRSSMB(pid int) float64 { return statusMB(pid, "VmHWM:") }
+
+// statusMB is the field key (in kB) of /proc/PID/status in MB.
+func statusMB(pid int, key string) float64 {
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(raw), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == key {
 			kb, _ := strconv.ParseFloat(f[1], 64)
 			return kb / 1024
 		}
