@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
@@ -164,7 +165,17 @@ type searchEntry struct {
 	u     *UI
 	clear *tipButton
 	icon  *widget.Icon
+	rect  *canvas.Rectangle // Fyne's caret, blinked by UI.Caret
 }
+
+// CreateRenderer is Fyne's entry's, with its caret kept for UI.Caret.
+func (e *searchEntry) CreateRenderer() fyne.WidgetRenderer {
+	r := e.Entry.CreateRenderer()
+	e.rect = fyneCaret(r)
+	return r
+}
+
+func (e *searchEntry) caret() *canvas.Rectangle { return e.rect }
 
 func newSearchEntry(u *UI) *searchEntry {
 	e := &searchEntry{u: u}

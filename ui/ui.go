@@ -113,7 +113,7 @@ type UI struct {
 	hidden bool
 	feed   *statusFeed
 	// caret is the focused text field's state, unchanged since
-	// caretSince (Blinking: its caret blinks, then rests).
+	// caretSince (Caret: its caret blinks, then rests).
 	caret      caretState
 	caretSince time.Time
 

@@ -22,7 +22,7 @@ func holdWhenIdle(u *ui.UI, log *slog.Logger) *framegov.Governor {
 		log.Info("the window's loop runs at Fyne's rate", "reason", err)
 		return nil
 	}
-	g := framegov.Run(framegov.Options{Policy: framegov.DefaultPolicy, Waiter: w, Busy: u.Animating, Blinking: u.Blinking, Hidden: u.Hidden})
+	g := framegov.Run(framegov.Options{Policy: framegov.DefaultPolicy, Waiter: w, Busy: u.Animating, Caret: u.Caret, Hidden: u.Hidden})
 	framegov.Install(g)
 	return g
 }

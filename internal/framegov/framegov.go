@@ -18,9 +18,11 @@
 // After a hold the loop runs as Fyne made it, at full rate, for as long as
 // Policy.After says for how the hold ended, and then the Governor holds it
 // again. It does not hold while the window animates (Options.Busy): the
-// scan's progress bar moves on Fyne's ticks. A text entry's blinking caret
-// (Options.Blinking) needs far fewer frames than Fyne's 60: its holds last
-// at most Policy.HoldBlinking, so the loop runs about ten frames a second.
+// scan's progress bar moves on Fyne's ticks. A text field's caret
+// (Options.Caret) needs far fewer frames than Fyne's 60: one when it goes
+// on or off. Caret is called before and after each hold, and in the
+// full-rate spells as often as it asks; a hold ends when Caret wants to be
+// called again, so the frame after it shows the caret's change.
 //
 // Where there is no display fd to wait on (not X11, or a build without
 // cgo) NewWaiter says so, no Governor runs, and the loop runs as Fyne made
@@ -78,10 +80,6 @@ type Policy struct {
 	// HoldHidden is the longest hold while the window is hidden (closed
 	// to the tray): nothing but the tray's menu is served then.
 	HoldHidden time.Duration
-	// HoldBlinking is the longest hold while a caret blinks: one frame
-	// after each hold samples Fyne's caret animation (half a second dim,
-	// half lit, a fade between) often enough to show it blink.
-	HoldBlinking time.Duration
 	// AfterTimeout is the spell after a hold that timed out. Zero is
 	// enough for one of Fyne's frames to run between two holds: the frame
 	// that fell due during the hold is ready when the hold ends, the next
@@ -99,13 +97,11 @@ type Policy struct {
 }
 
 // DefaultPolicy: an idle window wakes 4 times a second instead of 60, a
-// hidden one twice, one with a blinking caret 10 times; a tray click is
-// served within a quarter of a second, half a second while the window is
-// hidden.
+// hidden one twice; a tray click is served within a quarter of a second,
+// half a second while the window is hidden.
 var DefaultPolicy = Policy{
 	Hold:         250 * time.Millisecond,
 	HoldHidden:   500 * time.Millisecond,
-	HoldBlinking: 100 * time.Millisecond,
 	AfterTimeout: 0,
 	AfterWork:    50 * time.Millisecond,
 	AfterInput:   time.Second,
@@ -144,9 +140,13 @@ type Options struct {
 	// Hidden says, on the UI goroutine, that the window is hidden (holds
 	// last up to Policy.HoldHidden). Nil: never.
 	Hidden func() bool
-	// Blinking says, on the UI goroutine, that a caret blinks (holds last
-	// up to Policy.HoldBlinking). Nil: never.
-	Blinking func() bool
+	// Caret, on the UI goroutine, shows the focused text field's caret as
+	// it is now (lit or dark) and returns how soon it must be called
+	// again: when the caret next changes. Zero: not before the next hold.
+	// A hold lasts no longer than that, and Caret is called again before
+	// the frame after it. Not called while the window is hidden. Nil: no
+	// caret.
+	Caret func() time.Duration
 	// Do queues a call on the UI goroutine; nil: fyne.Do.
 	Do func(func())
 	// After is time.After; tests give a fake clock's.
@@ -186,8 +186,8 @@ func Run(o Options) *Governor {
 	if o.Hidden == nil {
 		o.Hidden = never
 	}
-	if o.Blinking == nil {
-		o.Blinking = never
+	if o.Caret == nil {
+		o.Caret = func() time.Duration { return 0 }
 	}
 	g := &Governor{o: o, stop: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	go g.run()
@@ -197,34 +197,66 @@ func Run(o Options) *Governor {
 func (g *Governor) run() {
 	defer close(g.done)
 	for {
-		ended := make(chan End, 1)
+		ended := make(chan held, 1)
 		mark := g.queued.Load()
 		g.o.Do(func() { ended <- g.hold(mark) })
-		var e End
+		var h held
 		select {
-		case e = <-ended:
+		case h = <-ended:
 		case <-g.stop:
 			return
 		}
-		g.ends[e].Add(1)
+		g.ends[h.end].Add(1)
 		if g.o.Held != nil {
-			g.o.Held(e)
+			g.o.Held(h.end)
 		}
-		if e == Stopped {
+		if h.end == Stopped {
 			return
 		}
-		if d := g.o.Policy.After(e); d > 0 {
-			select {
-			case <-g.o.After(d):
-			case <-g.stop:
-				return
-			}
+		if !g.spell(g.o.Policy.After(h.end), h.caret) {
+			return
 		}
 	}
 }
 
+// held is how a hold ended and how soon the caret wants its next call.
+type held struct {
+	end   End
+	caret time.Duration
+}
+
+// spell lets the loop run at full rate for d, calling Caret on the UI
+// goroutine whenever it asked to be (caret after the start; 0: never). It
+// reports false when the Governor was stopped meanwhile.
+func (g *Governor) spell(d, caret time.Duration) bool {
+	for d > 0 {
+		step := d
+		if caret > 0 && caret < d {
+			step = caret
+		}
+		select {
+		case <-g.o.After(step):
+		case <-g.stop:
+			return false
+		}
+		d -= step
+		if step != caret {
+			caret = max(0, caret-step)
+			continue
+		}
+		next := make(chan time.Duration, 1)
+		g.o.Do(func() { next <- g.o.Caret() })
+		select {
+		case caret = <-next:
+		case <-g.stop:
+			return false
+		}
+	}
+	return true
+}
+
 // hold runs on the UI goroutine; mark is queued when it was queued.
-func (g *Governor) hold(mark uint64) End {
+func (g *Governor) hold(mark uint64) held {
 	// Fyne's queue is first in, first out: work queued before this hold
 	// ran before it, and its wake-up is stale. Work queued since must
 	// run now.
@@ -234,24 +266,29 @@ func (g *Governor) hold(mark uint64) End {
 	}
 	switch {
 	case g.stopped.Load():
-		return Stopped
+		return held{end: Stopped}
 	case g.queued.Load() != mark:
-		return Work
+		return held{end: Work, caret: g.o.Caret()}
 	case g.o.Busy():
-		return Busy
+		return held{end: Busy, caret: g.o.Caret()}
+	}
+	if g.o.Hidden() {
+		e := g.o.Waiter.Wait(g.o.Policy.HoldHidden, g.wake)
+		if g.stopped.Load() {
+			e = Stopped
+		}
+		return held{end: e}
 	}
 	hold := g.o.Policy.Hold
-	switch {
-	case g.o.Hidden():
-		hold = g.o.Policy.HoldHidden
-	case g.o.Blinking():
-		hold = g.o.Policy.HoldBlinking
+	if d := g.o.Caret(); d > 0 {
+		hold = min(hold, d)
 	}
 	e := g.o.Waiter.Wait(hold, g.wake)
 	if g.stopped.Load() {
-		return Stopped
+		return held{end: Stopped}
 	}
-	return e
+	// The frame after the hold shows the caret as it is now.
+	return held{end: e, caret: g.o.Caret()}
 }
 
 // Wake ends a hold in progress, or the next one at once when it was

@@ -1,6 +1,7 @@
 package framegov
 
 import (
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,7 +37,8 @@ type rig struct {
 	held   chan End
 	busy   atomic.Bool
 	hidden atomic.Bool
-	blink  atomic.Bool
+	caret  atomic.Int64 // what Caret returns, a time.Duration
+	carets atomic.Int32 // calls of Caret
 }
 
 func newRig(t *testing.T) *rig {
@@ -44,12 +46,15 @@ func newRig(t *testing.T) *rig {
 	r := &rig{w: newFakeWaiter(), posted: make(chan func(), 8), spells: make(chan time.Duration, 8),
 		fire: make(chan time.Time, 1), held: make(chan End, 8)}
 	r.g = Run(Options{
-		Policy:   DefaultPolicy,
-		Waiter:   r.w,
-		Busy:     r.busy.Load,
-		Hidden:   r.hidden.Load,
-		Blinking: r.blink.Load,
-		Do:       func(f func()) { r.posted <- f },
+		Policy: DefaultPolicy,
+		Waiter: r.w,
+		Busy:   r.busy.Load,
+		Hidden: r.hidden.Load,
+		Caret: func() time.Duration {
+			r.carets.Add(1)
+			return time.Duration(r.caret.Load())
+		},
+		Do: func(f func()) { r.posted <- f },
 		After: func(d time.Duration) <-chan time.Time {
 			r.spells <- d
 			return r.fire
@@ -99,33 +104,77 @@ func TestAHiddenWindowIsHeldLonger(t *testing.T) {
 	}
 }
 
-// A blinking caret needs some frames, not Fyne's 60: the window is held
-// for HoldBlinking at most, and one frame runs after each hold.
-func TestABlinkingCaretShortensTheHolds(t *testing.T) {
+// A caret needs a frame when it goes on or off, not Fyne's 60: a hold
+// ends when Caret asked to be called again, and Caret is called before
+// the frame after it, so that frame shows the change.
+func TestAHoldEndsWhenTheCaretChanges(t *testing.T) {
 	r := newRig(t)
-	r.blink.Store(true)
+	r.caret.Store(int64(130 * time.Millisecond))
 	for range 3 {
+		r.carets.Store(0)
 		r.runOnUI()
-		if d := <-r.w.holds; d != DefaultPolicy.HoldBlinking {
-			t.Fatalf("a blinking caret's hold: %v, want %v", d, DefaultPolicy.HoldBlinking)
+		if d := <-r.w.holds; d != 130*time.Millisecond {
+			t.Fatalf("a hold with the caret due in 130 ms: %v", d)
 		}
 		r.w.ends <- Timeout
 		if e := <-r.held; e != Timeout {
 			t.Fatalf("hold ended with %v", e)
 		}
+		if n := r.carets.Load(); n != 2 {
+			t.Fatalf("Caret called %d times around a hold, want before and after it", n)
+		}
 	}
-	r.blink.Store(false) // the caret rests
+	// Due later than Policy.Hold: the hold is as long as ever.
+	r.caret.Store(int64(time.Second))
 	r.runOnUI()
 	if d := <-r.w.holds; d != DefaultPolicy.Hold {
-		t.Fatalf("a resting caret's hold: %v, want %v", d, DefaultPolicy.Hold)
+		t.Fatalf("a hold with the caret due in 1 s: %v, want %v", d, DefaultPolicy.Hold)
 	}
-	// Hidden wins: nothing blinks that nobody sees.
+	// Nothing blinks that nobody sees: a hidden window's caret is left be.
 	r.w.ends <- Timeout
-	r.blink.Store(true)
+	<-r.held
 	r.hidden.Store(true)
+	r.caret.Store(int64(130 * time.Millisecond))
+	r.carets.Store(0)
 	r.runOnUI()
 	if d := <-r.w.holds; d != DefaultPolicy.HoldHidden {
 		t.Fatalf("a hidden window's hold: %v, want %v", d, DefaultPolicy.HoldHidden)
+	}
+	if n := r.carets.Load(); n != 0 {
+		t.Fatalf("Caret called %d times for a hidden window", n)
+	}
+}
+
+// While the loop runs at full rate after input, the caret still changes
+// when due: the spell is cut at each call Caret asked for.
+func TestTheCaretIsServedThroughAFullRateSpell(t *testing.T) {
+	r := newRig(t)
+	r.caret.Store(int64(400 * time.Millisecond))
+	r.runOnUI()
+	<-r.w.holds
+	r.w.ends <- Input // Caret, after the hold, asks again in 400 ms
+	<-r.held
+	var steps []time.Duration
+	for {
+		steps = append(steps, <-r.spells)
+		r.fire <- time.Time{}
+		if len(steps) == 3 {
+			break
+		}
+		r.carets.Store(0)
+		r.runOnUI() // the Caret call the spell queued
+		for r.carets.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	want := []time.Duration{400 * time.Millisecond, 400 * time.Millisecond, 200 * time.Millisecond}
+	if !slices.Equal(steps, want) {
+		t.Fatalf("a 1 s spell with the caret due every 400 ms ran in steps %v, want %v", steps, want)
+	}
+	// The spell over, the next hold is queued.
+	r.runOnUI()
+	if d := <-r.w.holds; d != DefaultPolicy.Hold {
+		t.Fatalf("hold of %v, want %v", d, DefaultPolicy.Hold)
 	}
 }
 
