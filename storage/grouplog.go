@@ -21,7 +21,7 @@ var ErrLogFull = errors.New("storage: operation log is full")
 // startup; the log's group can differ from Identity().GroupID only while a
 // caller's SetGroup has not caught up.
 func (s *Store) GroupLog() (group string, ops []Op, err error) {
-	tx, err := s.db.Begin()
+	tx, err := s.readTx()
 	if err != nil {
 		return "", nil, fmt.Errorf("storage: read group log: %w", err)
 	}

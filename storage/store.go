@@ -274,6 +274,15 @@ func (s *Store) writeNoSync(fn func(tx *sql.Tx) error) error {
 	return nil
 }
 
+// readTx begins a read-only transaction: one snapshot for reads that
+// must agree. A plain Begin would be BEGIN IMMEDIATE (_txlock) and hold
+// the write lock to the end: every writer would wait on busy_timeout
+// behind a long read, as the launch's writes waited behind the 100,000
+// catalog items the group library reads (issue 37). Roll it back.
+func (s *Store) readTx() (*sql.Tx, error) {
+	return s.db.BeginTx(context.Background(), &sql.TxOptions{ReadOnly: true})
+}
+
 func (s *Store) write(fn func(tx *sql.Tx) error) error {
 	return s.writeContext(context.Background(), fn)
 }

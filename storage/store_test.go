@@ -233,3 +233,26 @@ func checkRefusedUntouched(t *testing.T, dir, path string, want error) error {
 	}
 	return err
 }
+
+// A read-only transaction does not hold the write lock: a write commits
+// while it is open, at once, not after busy_timeout (the catalogs' long
+// reads at launch held the launch's writes back).
+func TestAReadTransactionLetsWritesThrough(t *testing.T) {
+	s, _ := openTemp(t)
+	tx, err := s.readTx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM tracks`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := s.SetSetting("read-tx-test", "1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > BusyTimeoutMS*time.Millisecond/2 {
+		t.Fatalf("a write beside an open read took %v: it waited for the read's lock", d)
+	}
+}
