@@ -261,11 +261,7 @@ type Track struct {
 }
 
 // Version moves on whenever the union changed.
-func (l *Library) Version() uint64 {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	return l.version
-}
+func (l *Library) Version() uint64 { return l.version.Load() }
 
 // Tracks returns every track another device's catalog lists, in catalog
 // order (library.Less); the caller leaves out the ones it has files for.

@@ -129,8 +129,11 @@ type Library struct {
 	dirtyAt  time.Time
 	retryAt  map[engine.DeviceID]time.Time // catalog syncs in backoff
 	retryN   map[engine.DeviceID]int
-	version  uint64 // of the union, moves on every change
-	loadErr  error  // why the stored catalogs could not be read (load)
+	// version is the union's, moved on every change under mu; Version
+	// reads it without mu, which the stored catalogs' load holds for a
+	// second or more at launch while every status asks for it.
+	version atomic.Uint64
+	loadErr error // why the stored catalogs could not be read (load)
 
 	dmu       sync.Mutex
 	downloads map[string]*download
@@ -513,7 +516,7 @@ func (l *Library) followGroup() {
 		}
 	}
 	if len(dropped) > 0 {
-		l.version++
+		l.version.Add(1)
 	}
 	l.mu.Unlock()
 	for _, c := range dropped {
@@ -775,7 +778,7 @@ func (l *Library) syncFrom(src, origin engine.DeviceID, head Head, have *Catalog
 		}
 		l.catalogs[origin] = next
 		l.union.Follow(old, next, d)
-		l.version++
+		l.version.Add(1)
 		l.mu.Unlock()
 		l.c.catalogSyncs.Add(1)
 		l.log.Info("grouplib: catalog received", "device", string(origin), "from", string(src), "version", next.Version,
