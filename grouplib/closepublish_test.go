@@ -42,7 +42,7 @@ func TestCloseStopsAPublishUnderWay(t *testing.T) {
 	if err := l.Close(); err != nil { // returns only once the publish stopped
 		t.Fatal(err)
 	}
-	stored, err := p.store.LoadCatalogs()
+	stored, err := p.store.LoadCatalogs("")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,8 @@ type Library struct {
 	// reads it without mu, which the stored catalogs' load holds for a
 	// second or more at launch while every status asks for it.
 	version atomic.Uint64
-	loadErr error // why the stored catalogs could not be read (load)
+	loadErr error // why the stored catalogs could not be read (load, loadOwn)
+	ownLoad sync.Once
 
 	dmu       sync.Mutex
 	downloads map[string]*download
@@ -235,44 +236,72 @@ func New(cfg Config) (*Library, error) {
 		l.srv.total = DefaultUploadsTotal
 	}
 	l.srv.rate.set(cfg.UploadRate)
-	// The stored catalogs (this device's lists every track: 100,000 read
-	// and restored took 2-4 s) are read beside the caller's own start, a
-	// window's first list: every reader of the catalogs waits for them on
-	// l.mu, held until they are in.
+	// The other devices' stored catalogs are read beside the caller's own
+	// start, a window's first list: every reader of the catalogs waits
+	// for them on l.mu, held until they are in. This device's own (it
+	// lists every track: 100,000 items took a second of CPU to read and
+	// restore, as long as the window's own read of its list) is read by
+	// the first syncOnce, after Start, which a window calls once its list
+	// is shown (issue 37); until then it is nil: fetchers of it are told
+	// to ask again (catalogDelta).
 	l.mu.Lock()
 	go l.load()
 	return l, nil
 }
 
-// load reads the stored catalogs; New locked l.mu for it. Where they
-// cannot be read the library holds none and publishes nothing (that
-// would replace what is stored), and says why.
+// load reads the other devices' stored catalogs; New locked l.mu for it.
+// Where they cannot be read the library holds none and publishes nothing
+// (that would replace what is stored), and says why.
 func (l *Library) load() {
 	defer l.mu.Unlock()
-	stored, err := l.cfg.Store.LoadCatalogs()
+	stored, err := l.cfg.Store.LoadCatalogs(l.self)
 	if err != nil {
-		l.log.Error("grouplib: the stored catalogs could not be read: this device's is not published this time", "err", err)
-		l.catalogs[l.self] = NewCatalog(l.self).Lean()
-		l.loadErr = err
+		l.loadFailed(err)
 		return
 	}
 	for _, sc := range stored {
+		if sc.Origin == l.self {
+			continue // read by loadOwn
+		}
 		c, err := Restore(sc.Origin, sc.Version, sc.Floor, sc.Items, sc.Gone)
 		if err != nil {
 			l.log.Warn("grouplib: a stored catalog is damaged: fetched again", "device", string(sc.Origin), "err", err)
 			continue
 		}
-		if sc.Origin == l.self {
-			c = c.Lean()
-		} else {
-			l.union.Follow(nil, c, Delta{})
-		}
+		l.union.Follow(nil, c, Delta{})
 		l.catalogs[sc.Origin] = c
 	}
-	if l.catalogs[l.self] == nil {
-		l.catalogs[l.self] = NewCatalog(l.self).Lean()
-	}
 	l.dirty = true // compare the library with the stored catalog once
+}
+
+// loadFailed keeps why the stored catalogs could not be read: this
+// device's catalog is never published over them. l.mu held.
+func (l *Library) loadFailed(err error) {
+	l.log.Error("grouplib: the stored catalogs could not be read: this device's is not published this time", "err", err)
+	l.catalogs[l.self] = NewCatalog(l.self).Lean()
+	l.loadErr = err
+}
+
+// loadOwn reads this device's stored catalog, once, before the first
+// publication (syncOnce); without l.mu while it reads.
+func (l *Library) loadOwn() {
+	sc, ok, err := l.cfg.Store.LoadCatalog(l.self)
+	c := NewCatalog(l.self).Lean()
+	if err == nil && ok {
+		if r, rerr := Restore(sc.Origin, sc.Version, sc.Floor, sc.Items, sc.Gone); rerr != nil {
+			l.log.Warn("grouplib: this device's stored catalog is damaged: published anew", "err", rerr)
+		} else {
+			c = r.Lean()
+		}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case err != nil:
+		l.loadFailed(err)
+	case l.catalogs[l.self] == nil: // load failed: it stays empty
+		l.catalogs[l.self] = c
+	}
 }
 
 // verifyFile is the content id of a file as the library scan computes it.
@@ -450,6 +479,7 @@ func (l *Library) syncLoop() {
 
 // syncOnce does what is due and returns how soon to look again.
 func (l *Library) syncOnce() time.Duration {
+	l.ownLoad.Do(l.loadOwn)
 	next := syncInterval
 	l.followGroup()
 	l.mu.Lock()

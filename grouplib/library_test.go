@@ -438,7 +438,7 @@ func TestCatalogOfALeaverIsDropped(t *testing.T) {
 	n.mu.Unlock()
 	b.lib.Refresh()
 	waitUntil(t, "B forgets A's catalog", func() bool { _, ok := b.lib.Entry(id); return !ok })
-	if cats, _ := b.store.LoadCatalogs(); len(cats) != 0 {
+	if cats, _ := b.store.LoadCatalogs(""); len(cats) != 0 {
 		t.Fatalf("stored catalogs: %+v", cats)
 	}
 }

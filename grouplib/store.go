@@ -14,8 +14,10 @@ import (
 // again. *storage.Store implements it. The library calls it from its own
 // goroutines, one call at a time.
 type Store interface {
-	// LoadCatalogs returns every stored catalog.
-	LoadCatalogs() ([]StoredCatalog, error)
+	// LoadCatalogs returns every stored catalog but except's.
+	LoadCatalogs(except engine.DeviceID) ([]StoredCatalog, error)
+	// LoadCatalog returns origin's stored catalog, false when none is.
+	LoadCatalog(origin engine.DeviceID) (StoredCatalog, bool, error)
 	// SaveDelta applies a delta to the stored catalog of d.Origin in one
 	// transaction: a Full delta replaces it; otherwise the items are
 	// written, the removed ones deleted and remembered as tombstones.
@@ -62,17 +64,34 @@ func (s *MemStore) SetFail(err error) {
 }
 
 // LoadCatalogs implements Store.
-func (s *MemStore) LoadCatalogs() ([]StoredCatalog, error) {
+func (s *MemStore) LoadCatalogs(except engine.DeviceID) ([]StoredCatalog, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []StoredCatalog
 	for _, origin := range slices.Sorted(maps.Keys(s.cats)) {
-		c := s.cats[origin]
-		sc := StoredCatalog{Origin: origin, Version: c.Version, Floor: c.Floor, Gone: c.Tombstones()}
-		c.Each(func(it *Item) { sc.Items = append(sc.Items, Item{Entry: it.Entry, Ver: it.Ver}) })
-		out = append(out, sc)
+		if origin != except {
+			out = append(out, stored(s.cats[origin]))
+		}
 	}
 	return out, nil
+}
+
+// LoadCatalog implements Store.
+func (s *MemStore) LoadCatalog(origin engine.DeviceID) (StoredCatalog, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.cats[origin]
+	if !ok {
+		return StoredCatalog{}, false, nil
+	}
+	return stored(c), true, nil
+}
+
+// stored is c as a Store keeps it.
+func stored(c *Catalog) StoredCatalog {
+	sc := StoredCatalog{Origin: c.Origin, Version: c.Version, Floor: c.Floor, Gone: c.Tombstones()}
+	c.Each(func(it *Item) { sc.Items = append(sc.Items, Item{Entry: it.Entry, Ver: it.Ver}) })
+	return sc
 }
 
 // SaveDelta implements Store.

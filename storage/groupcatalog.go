@@ -14,15 +14,31 @@ import (
 var _ grouplib.Store = (*Store)(nil)
 
 // LoadCatalogs returns every catalog of the group library this device
-// holds (grouplib.Store).
-func (s *Store) LoadCatalogs() ([]grouplib.StoredCatalog, error) {
-	tx, err := s.db.Begin()
+// holds but except's (grouplib.Store).
+func (s *Store) LoadCatalogs(except engine.DeviceID) ([]grouplib.StoredCatalog, error) {
+	return s.loadCatalogs(`SELECT origin, version, floor FROM group_catalogs WHERE origin != ? ORDER BY origin`, string(except))
+}
+
+// LoadCatalog returns origin's catalog, false when none is stored
+// (grouplib.Store).
+func (s *Store) LoadCatalog(origin engine.DeviceID) (grouplib.StoredCatalog, bool, error) {
+	cats, err := s.loadCatalogs(`SELECT origin, version, floor FROM group_catalogs WHERE origin = ?`, string(origin))
+	if err != nil || len(cats) == 0 {
+		return grouplib.StoredCatalog{}, false, err
+	}
+	return cats[0], true, nil
+}
+
+// loadCatalogs reads the catalogs query (origin, version, floor) picks,
+// in one snapshot.
+func (s *Store) loadCatalogs(query string, args ...any) ([]grouplib.StoredCatalog, error) {
+	tx, err := s.readTx()
 	if err != nil {
 		return nil, fmt.Errorf("storage: read catalogs: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }() // read only
 	var out []grouplib.StoredCatalog
-	rows, err := tx.Query(`SELECT origin, version, floor FROM group_catalogs ORDER BY origin`)
+	rows, err := tx.Query(query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("storage: read catalogs: %w", err)
 	}

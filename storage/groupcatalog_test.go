@@ -41,9 +41,22 @@ func TestCatalogRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cats, err := s.LoadCatalogs()
+	cats, err := s.LoadCatalogs("")
 	if err != nil || len(cats) != 1 {
 		t.Fatalf("load: %d catalogs, %v", len(cats), err)
+	}
+	// Read apart, as a device reads its own: the same catalog; the
+	// others' leave it out.
+	one, ok, err := s.LoadCatalog(origin)
+	if err != nil || !ok || one.Version != cats[0].Version || len(one.Items) != len(cats[0].Items) {
+		t.Fatalf("LoadCatalog: %v items at version %d (%v, %v), want %d at %d", len(one.Items), one.Version, ok, err,
+			len(cats[0].Items), cats[0].Version)
+	}
+	if others, err := s.LoadCatalogs(origin); err != nil || len(others) != 0 {
+		t.Fatalf("LoadCatalogs but %s: %d catalogs, %v", origin, len(others), err)
+	}
+	if _, ok, err := s.LoadCatalog("dev_bbbbbbbbbbbbbbbbbbbbbbbb"); ok || err != nil {
+		t.Fatalf("LoadCatalog of a device never stored: %v, %v", ok, err)
 	}
 	back, err := grouplib.Restore(cats[0].Origin, cats[0].Version, cats[0].Floor, cats[0].Items, cats[0].Gone)
 	if err != nil {
@@ -68,7 +81,7 @@ func TestCatalogRoundTrip(t *testing.T) {
 	if err := s.DeleteCatalog(origin); err != nil {
 		t.Fatal(err)
 	}
-	if cats, _ := s.LoadCatalogs(); len(cats) != 0 {
+	if cats, _ := s.LoadCatalogs(""); len(cats) != 0 {
 		t.Fatalf("after delete: %+v", cats)
 	}
 }
@@ -88,7 +101,7 @@ func TestSaveDeltaGivenUpWritesNothing(t *testing.T) {
 	if err := s.SaveDelta(ctx, d, c.Floor); !errors.Is(err, context.Canceled) {
 		t.Fatalf("SaveDelta with its context done: %v, want context.Canceled", err)
 	}
-	if cats, err := s.LoadCatalogs(); err != nil || len(cats) != 0 {
+	if cats, err := s.LoadCatalogs(""); err != nil || len(cats) != 0 {
 		t.Fatalf("after a write given up: %+v, %v", cats, err)
 	}
 }
