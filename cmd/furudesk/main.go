@@ -121,7 +121,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
-	expectWindow() // a raise arriving before the window waits for it (instance.go)
+	profileLaunch() // FURUDESK_CPUPROFILE (cpuprofile.go)
+	expectWindow()  // a raise arriving before the window waits for it (instance.go)
 	dev, err := openDevice(opts, stderr)
 	if errors.Is(err, storage.ErrLocked) && opts.openGiven {
 		return openInRunning(opts.dataDir, opts.open, opts.enqueue, err, stdout, stderr) // open.go
