@@ -3,6 +3,7 @@ package ui
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
@@ -139,5 +140,73 @@ func TestReadEndingAfterCloseShowsNothing(t *testing.T) {
 	}
 	if u.cat != nil {
 		t.Fatalf("a read ending after the window closed showed %d tracks", len(u.cat.tracks))
+	}
+}
+
+// While a scan runs, reads of the catalog take at most about a ninth of
+// the time: the next waits scanReloadShare times the last one's length,
+// and never less than scanReloadGap, from the last one's start.
+func TestScanReloadWaitKeepsReadsAShareOfTheTime(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct{ took, since, want time.Duration }{
+		{0, 0, scanReloadGap},
+		{100 * time.Millisecond, 0, scanReloadGap},
+		{s, s, scanReloadShare*s - s},
+		{s, scanReloadShare * s, 0},
+		{s / 2, 10 * s, scanReloadShare*s/2 - 10*s}, // overdue: at once
+	} {
+		if got := scanReloadWait(c.took, c.since); got != c.want {
+			t.Errorf("scanReloadWait(%v, %v) = %v, want %v", c.took, c.since, got, c.want)
+		}
+	}
+}
+
+// A batch stored while a read of the scan's tracks is under way is not
+// read right after it, back to back, but after scanReloadWait.
+func TestABatchDuringAReadWaitsItsTurn(t *testing.T) {
+	fa := test.NewTempApp(t)
+	all := fakebackend.MakeTracks(60)
+	b := &readsBackend{Backend: fakebackend.New(nil)}
+	var queued []func()
+	u := newUI(fa, b, Options{}, func(f func()) { queued = append(queued, f) })
+	t.Cleanup(func() { u.Close(); u.win.Close() })
+	apply := func(f func(*app.Status)) {
+		b.Update(f)
+		u.apply(b.Status())
+	}
+	runAll := func() {
+		for len(queued) > 0 {
+			f := queued[0]
+			queued = queued[1:]
+			f()
+		}
+	}
+	runAll()
+	apply(func(st *app.Status) { st.Scan = app.ScanStatus{Running: true, Found: 60, Done: 10} })
+	runAll()
+	b.SetTracks(all[:20])
+	apply(func(st *app.Status) { st.Scan.Done = 20; st.LibraryVersion++ })
+	runAll() // the first batch, at once
+	b.SetTracks(all[:30])
+	apply(func(st *app.Status) { st.Scan.Done = 30; st.LibraryVersion++ })
+	if len(queued) != 0 || u.reload == nil {
+		t.Fatalf("a batch right after a read: %d reads queued, held back %v; want it held back", len(queued), u.reload != nil)
+	}
+	u.reload.Stop()
+	u.reload = nil
+	u.loadLibrary() // its time is up
+	during := queued[0]
+	queued = nil
+	reads := b.reads.Load()
+	b.SetTracks(all[:40])
+	apply(func(st *app.Status) { st.Scan.Done = 40; st.LibraryVersion++ })
+	if len(queued) != 0 {
+		t.Fatalf("a batch during a read: %d reads queued beside it", len(queued))
+	}
+	during()
+	runAll()
+	if b.reads.Load() != reads+1 || u.reload == nil || u.loadAgain {
+		t.Fatalf("after the read: %d reads, held back %v; want that read alone and the next held back",
+			b.reads.Load()-reads, u.reload != nil)
 	}
 }

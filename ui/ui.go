@@ -576,24 +576,41 @@ func (u *UI) stopTicker() {
 func (u *UI) tick() { u.np.showPosition() }
 
 // scanReloadGap is the least time between two reads of the catalog while
-// a scan runs (its tracks appear in batches).
-const scanReloadGap = 2 * time.Second
+// a scan runs (its tracks appear in batches), and scanReloadShare the
+// least time between two reads as a multiple of the last read's: while
+// scanning, the window spends at most about a ninth of its time reading
+// the catalog again (a read of 100,000 tracks takes a second of CPU or
+// more, and the scan wants the machine; issue 37).
+const (
+	scanReloadGap   = 2 * time.Second
+	scanReloadShare = 8
+)
+
+// scanReloadWait is how long, while a scan runs, the next read of the
+// catalog waits: the last read took took and began since ago.
+func scanReloadWait(took, since time.Duration) time.Duration {
+	return max(scanReloadGap, scanReloadShare*took) - since
+}
 
 // libraryChanged reads the catalog again: at once, or while a scan runs
-// no sooner than scanReloadGap (or four times the last read) after the
-// last read, so a large scan's window does not spend its time re-reading.
-// The first tracks of an empty list and the read after the scan are
-// never held back.
+// after scanReloadWait, and never beside a read under way (it follows
+// it, as scanReloadWait says), so a large scan's window does not spend
+// its time re-reading. The first tracks of an empty list and the read
+// after the scan are never held back.
 func (u *UI) libraryChanged() {
 	if u.reload != nil {
 		u.reload.Stop()
 		u.reload = nil
 	}
-	if !u.st.Scan.Running || u.loads > 0 || u.cat == nil || len(u.cat.tracks) == 0 {
+	if !u.st.Scan.Running || u.cat == nil || len(u.cat.tracks) == 0 {
 		u.loadLibrary() // an empty list shows the first tracks at once
 		return
 	}
-	wait := max(scanReloadGap, 4*u.loadTook) - time.Since(u.loadedAt)
+	if u.loads > 0 {
+		u.loadAgain = true // libraryChanged again once it is over
+		return
+	}
+	wait := scanReloadWait(u.loadTook, time.Since(u.loadedAt))
 	if wait <= 0 {
 		u.loadLibrary()
 		return
@@ -649,7 +666,7 @@ func (u *UI) loadLibrary() {
 			}
 			if u.loadAgain && u.loads == 0 {
 				u.loadAgain = false
-				u.loadLibrary()
+				u.libraryChanged() // while scanning, after scanReloadWait
 			} else if u.loads == 0 && (!u.st.Scan.Running || !u.freed) {
 				// Reading a large catalog made garbage several times its
 				// size; the Go runtime would keep that memory for a while.
