@@ -17,33 +17,20 @@ import (
 // large is issue 20's benchmark: a 100,000-track collection.
 func (b *bench) large(shutdowns int) error {
 	data := filepath.Join(b.work, "data")
-	h := &device{bin: b.bin, dir: data, env: b.env}
-	t0 := time.Now()
-	if err := h.start("--headless", "--music", b.lib.Dir); err != nil {
+	h, _, err := b.headlessColdScan(data)
+	if err != nil {
 		return err
 	}
-	c0, _ := cpuTicks(h.p.pid())
-	peak := 0.0
-	if err := waitFor("the cold scan", 30*time.Minute, func() bool {
-		peak = max(peak, peakRSSMB(h.p.pid()))
-		st, err := h.status()
-		return err == nil && !st.Scan.Running && st.Scan.Found >= b.lib.Tracks
-	}); err != nil {
-		return err
-	}
-	scan := time.Since(t0)
-	c1, _ := cpuTicks(h.p.pid())
-	b.report("headless cold scan: %d files in %v (%.0f files/s), %.1f s of CPU, peak RSS %.0f MB, load %.2f",
-		b.lib.Tracks+1, scan.Round(100*time.Millisecond), float64(b.lib.Tracks+1)/scan.Seconds(),
-		float64(c1-c0)/clockTicks, peak, loadavg())
 	// What the scan leaves to do: the catalog the group sees is published
 	// (read from the database, signed and stored) once the library is quiet.
+	scanEnd := time.Now()
+	c1, _ := cpuTicks(h.p.pid())
 	if err := waitPublished(h, b.lib.Tracks, 10*time.Minute); err != nil {
 		return err
 	}
 	c2, _ := cpuTicks(h.p.pid())
 	b.report("catalog published to the group %v after the scan's end, %.1f s of CPU",
-		(time.Since(t0) - scan).Round(100*time.Millisecond), float64(c2-c1)/clockTicks)
+		time.Since(scanEnd).Round(100*time.Millisecond), float64(c2-c1)/clockTicks)
 
 	// ctl, on the scanned collection.
 	var plays []time.Duration
@@ -175,6 +162,35 @@ func (b *bench) smallIdle(n int) (sample, error) {
 	return measure(fmt.Sprintf("headless idle, %dk tracks watched", n/1000), d.p.pid(), b.phase)
 }
 
+// headlessColdScan starts a headless furudesk on the empty data dir data
+// with the collection and reports its scan; it returns the device, still
+// running, and how long the scan took.
+func (b *bench) headlessColdScan(data string) (*device, time.Duration, error) {
+	if err := os.RemoveAll(data); err != nil {
+		return nil, 0, err
+	}
+	h := &device{bin: b.bin, dir: data, env: b.env}
+	t0 := time.Now()
+	if err := h.start("--headless", "--music", b.lib.Dir); err != nil {
+		return nil, 0, err
+	}
+	c0, _ := cpuTicks(h.p.pid())
+	peak := 0.0
+	if err := waitFor("the cold scan", 30*time.Minute, func() bool {
+		peak = max(peak, peakRSSMB(h.p.pid()))
+		st, err := h.status()
+		return err == nil && !st.Scan.Running && st.Scan.Found >= b.lib.Tracks
+	}); err != nil {
+		return nil, 0, err
+	}
+	scan := time.Since(t0)
+	c1, _ := cpuTicks(h.p.pid())
+	b.report("headless cold scan: %d files in %v (%.0f files/s), %.1f s of CPU, peak RSS %.0f MB, load %.2f",
+		b.lib.Tracks+1, scan.Round(100*time.Millisecond), float64(b.lib.Tracks+1)/scan.Seconds(),
+		float64(c1-c0)/clockTicks, peak, loadavg())
+	return h, scan, nil
+}
+
 // ctlTracks times `ctl tracks` to its first track and to its end.
 func (b *bench) ctlTracks(h *device) (first, total time.Duration, size int64, rss float64, err error) {
 	cmd := exec.Command(b.bin, "ctl", "--data-dir", h.dir, "tracks")
@@ -286,6 +302,18 @@ func (b *bench) largeWindow(step string) error {
 	var err error
 	switch step {
 	case "", "first":
+		var headless time.Duration
+		if step == "first" {
+			// The headless scan to compare with, in the same conditions.
+			h, d, err := b.headlessColdScan(filepath.Join(b.work, "data"))
+			if err != nil {
+				return err
+			}
+			if _, err := h.p.term(30 * time.Second); err != nil {
+				return err
+			}
+			headless = d
+		}
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
@@ -293,6 +321,7 @@ func (b *bench) largeWindow(step string) error {
 			return err
 		}
 		if step == "first" {
+			b.report("window scan / headless scan: %.2f×", b.windowScan.Seconds()/headless.Seconds())
 			_, err := w.p.term(30 * time.Second)
 			return err
 		}
@@ -379,6 +408,7 @@ func (b *bench) windowFirstLaunch(dir string) (*device, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.windowScan = scanEnd.Sub(t0)
 	b.report("window first launch: the list showed its first tracks %v after the start (scanning), the scan ended after %v (%.1f s of CPU while it ran), the list was complete %v after the scan ended; load %.2f",
 		firstAt.Sub(t0).Round(100*time.Millisecond), scanEnd.Sub(t0).Round(100*time.Millisecond), scanCPU,
 		max(0, fullAt.Sub(scanEnd)).Round(10*time.Millisecond), loadavg())

@@ -43,6 +43,7 @@ type bench struct {
 	env        []string
 	phase      time.Duration
 	out        *os.File
+	windowScan time.Duration // the window's first scan, start to end
 }
 
 func (b *bench) report(format string, args ...any) {
