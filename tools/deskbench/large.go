@@ -345,7 +345,7 @@ func (b *bench) largeWindow(step string) error {
 		if _, _, err := windowListed(w.p, 0, b.lib.Tracks+1, 5*time.Minute); err != nil {
 			return err
 		}
-		time.Sleep(5 * time.Second) // the launch's rescan
+		time.Sleep(20 * time.Second) // the launch's rescan and the group library's first publication
 		if err := b.focusedFieldIdle(w.p.pid()); err != nil {
 			return err
 		}
