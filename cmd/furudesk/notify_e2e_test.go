@@ -80,7 +80,7 @@ func TestTrackChangeNotificationsFromTheWindow(t *testing.T) {
 	focus := func(want bool) {
 		t.Helper()
 		waitFor(t, 20*time.Second, "the window's focus to be "+map[bool]string{true: "on", false: "off"}[want], func() bool {
-			return (strings.TrimSpace(x.run("xdotool", "getwindowfocus")) == win) == want
+			return (x.focused() == win) == want
 		})
 		n.ctl("window") // a round trip through the window's loop, after the focus event
 	}

@@ -50,6 +50,19 @@ func (x *xwin) run(name string, args ...string) string {
 	return string(out)
 }
 
+// focused is the id of the window with the input focus, "" when none
+// has it: xdotool fails then (the focus is on the root or nowhere, as
+// between a minimize and the next window's activation).
+func (x *xwin) focused() string {
+	cmd := exec.Command("xdotool", "getwindowfocus")
+	cmd.Env = x.env
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
 // window waits for the furudesk window and returns its id.
 func (x *xwin) window(n *node) string {
 	x.t.Helper()
