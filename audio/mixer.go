@@ -43,9 +43,13 @@ type mixer struct {
 	held    bool
 	stopAt  int64
 	written int64
-	marks   []mark
-	timed   []timed
-	seq     uint64
+	// switched is written as of the last play, seek or resume: the
+	// frames before it are of what played before, or the pause's silence
+	// (Output.cutBefore).
+	switched int64
+	marks    []mark
+	timed    []timed
+	seq      uint64
 }
 
 func newMixer(rate, ahead int, onErr func(Track, error)) *mixer {
@@ -60,7 +64,9 @@ func (m *mixer) Read(p []byte) (int, error) {
 
 // read is Read, also telling whether any of p is a track's (audible, even
 // if the track is silent there) and whether the current track starved (its
-// decoder was behind, so silence stands in for what it lacked).
+// decoder was behind, so silence stands in for what it lacked). A read
+// that starves after some of a track's frames returns those alone (n is
+// less than len(p)); one that starves at once is silence throughout.
 func (m *mixer) read(p []byte) (n int, audible, starved bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -87,8 +93,14 @@ func (m *mixer) read(p []byte) (n int, audible, starved bool) {
 			i += n
 			audible = true
 		case takeStarve:
-			i = m.silence(p, i, total)
 			starved = true
+			if i > 0 {
+				// What the track gave comes back alone: silence in the
+				// middle of a read would not be told from the track's.
+				total = i
+				break
+			}
+			i = m.silence(p, i, total)
 		case takeEnd:
 			if !s.failed {
 				m.addTimed(m.written+int64(i/bytesPerFrame), Finished{Track: s.track})
@@ -188,6 +200,17 @@ func (m *mixer) settling() bool {
 	return m.held || len(m.timed) > 0
 }
 
+// pending tells whether Stop's hold runs and, as first, the frame of the
+// earliest timed event not yet released (ok false when none).
+func (m *mixer) pending() (held bool, first int64, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.timed) > 0 {
+		first, ok = m.timed[0].at, true
+	}
+	return m.held, first, ok
+}
+
 // idle reports that the mixer has nothing to play (no track, or paused)
 // and nothing in flight (see settling): the device may stop pulling.
 func (m *mixer) idle() bool {
@@ -216,7 +239,15 @@ func (m *mixer) play(src Source, at int64) Track {
 	m.closeAll()
 	m.cur = startStream(t, src, m.rate, at, m.ahead, m.onErr)
 	m.paused = false
+	m.switched = m.written
 	return t
+}
+
+// switchedAt is written as of the last play, seek or resume.
+func (m *mixer) switchedAt() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.switched
 }
 
 // prepare sets the track that follows the current one without a gap.
@@ -329,6 +360,9 @@ func (m *mixer) pause(consumed int64) bool {
 func (m *mixer) resume() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.paused {
+		m.switched = m.written // the pause's silence before it
+	}
 	m.paused = false
 }
 
@@ -360,5 +394,6 @@ func (m *mixer) seek(f int64) bool {
 		return false
 	}
 	m.cur.seek(f)
+	m.switched = m.written
 	return true
 }

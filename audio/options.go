@@ -10,10 +10,13 @@ import (
 type Options struct {
 	// SampleRate of the output in Hz, 8000..192000; 0 means 44100.
 	SampleRate int
-	// BufferSize of the device buffer, 5ms..200ms; 0 means 40ms. Stop is
-	// silent within about this plus the sound server's latency, Pause within
-	// about 1.5 times it. Through PulseAudio on a loaded 2-core machine 20ms
-	// underruns (dropouts); 40ms measured stop-to-silence ~60ms.
+	// BufferSize of the device buffer, 5ms..200ms; 0 means 200ms on
+	// Linux's ALSA output, whose controls cut what the device holds (a
+	// Pause, Stop, Play or seek is heard at once, a volume change within
+	// the buffer), and 40ms with oto (macOS, Windows), whose Stop is silent
+	// within about this plus the sound server's latency, Pause within about
+	// 1.5 times it. Through PulseAudio on a loaded 2-core machine 20ms
+	// underruns (dropouts).
 	BufferSize time.Duration
 	// ReadAhead is the decoded audio kept ready per track, 50ms..10s;
 	// 0 means 500ms.
@@ -106,7 +109,7 @@ func (o Options) withDefaults() Options {
 	if o.EventBuffer == 0 {
 		o.EventBuffer = 1024
 	}
-	def(&o.BufferSize, 40*time.Millisecond)
+	def(&o.BufferSize, defaultBufferSize)
 	def(&o.ReadAhead, 500*time.Millisecond)
 	def(&o.Tick, 10*time.Millisecond)
 	def(&o.SteadyTick, 50*time.Millisecond)

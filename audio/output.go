@@ -118,7 +118,21 @@ func (o *Output) Events() <-chan Event { return o.events }
 // The returned Track is echoed in this play's events.
 func (o *Output) Play(src Source, at time.Duration) Track {
 	defer o.poke()
-	return o.mix.play(src, durationToFrames(at, o.opts.SampleRate))
+	t := o.mix.play(src, durationToFrames(at, o.opts.SampleRate))
+	o.cutBefore(o.mix.switchedAt())
+	return t
+}
+
+// cutBefore lets a device that buffers ahead of the mixer (ALSA's ring)
+// pass over the frames the mixer wrote before frame f, what played before
+// a Play or a seek, so that the change is heard after the device buffer
+// at most, not after the ring too.
+func (o *Output) cutBefore(f int64) {
+	o.devMu.Lock()
+	defer o.devMu.Unlock()
+	if d, ok := o.dev.(interface{ cutBefore(int64) }); ok {
+		d.cutBefore(f)
+	}
 }
 
 // PrepareNext decodes src ahead so it follows the current track without a
@@ -135,13 +149,20 @@ func (o *Output) PrepareNext(src Source) Track {
 // DecodeError from its decoding goroutine.
 func (o *Output) ClearNext() { o.mix.clearNext() }
 
-// Pause makes the output silent within about BufferSize: the device mutes
-// what it buffers and the track rewinds to the first frame not yet handed
-// to the device, so Resume loses nothing. The device stays open and
-// measured.
+// Pause makes the output silent within about BufferSize (at once where
+// the device cuts what it holds, Linux's ALSA output): the device mutes
+// what it buffers and the track rewinds to the first frame not yet heard
+// (handed to the device, where it cannot cut), so Resume loses nothing.
+// The device stays open and measured.
 func (o *Output) Pause() {
 	defer o.poke()
-	if o.mix.pause(o.consumedNow()) {
+	consumed := o.consumedNow()
+	if d, ok := o.device().(interface{ cutNow() int64 }); ok {
+		if f := d.cutNow(); f >= 0 {
+			consumed = f // what the device held was not heard
+		}
+	}
+	if o.mix.pause(consumed) {
 		o.setMuted(true)
 	}
 }
@@ -149,6 +170,7 @@ func (o *Output) Pause() {
 // Resume continues after Pause at the position where the sound stopped.
 func (o *Output) Resume() {
 	o.mix.resume()
+	o.cutBefore(o.mix.switchedAt())
 	o.poke()
 }
 
@@ -195,7 +217,11 @@ func (o *Output) setMuted(m bool) {
 // false when nothing is loaded.
 func (o *Output) Seek(d time.Duration) bool {
 	defer o.poke()
-	return o.mix.seek(durationToFrames(d, o.opts.SampleRate))
+	if !o.mix.seek(durationToFrames(d, o.opts.SampleRate)) {
+		return false
+	}
+	o.cutBefore(o.mix.switchedAt())
+	return true
 }
 
 // SetGain changes the gain of track t (Source.GainDB: ReplayGain) while
@@ -293,8 +319,15 @@ func (o *Output) monitor() {
 				continue
 			}
 			next := o.opts.SteadyTick
-			if !m.started || !m.known || o.mix.settling() {
+			held, first, timed := o.mix.pending()
+			switch {
+			case !m.started || !m.known || held:
 				next = o.opts.Tick
+			case timed:
+				// A track's start or end is due when the device gets to
+				// its frame: measured then, not every Tick until then
+				// (the ring holds up to a second ahead).
+				next = min(max(framesToDuration(first-m.heard, o.opts.SampleRate), o.opts.Tick), next)
 			}
 			due = now.Add(next)
 			t.Reset(next)

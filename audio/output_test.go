@@ -44,6 +44,9 @@ func newTestOutput(t *testing.T) (*Output, *fakeDevice, *meter) {
 
 // newTestOutputWith is newTestOutput with opts (defaults where zero).
 func newTestOutputWith(t *testing.T, opts Options) (*Output, *fakeDevice, *meter) {
+	if opts.BufferSize == 0 {
+		opts.BufferSize = 40 * time.Millisecond // the figures below are for oto's default
+	}
 	o := newOutput(opts.withDefaults())
 	o.latency = 0 // TestHeardLagsConsumption covers the device-buffer lag
 	d := &fakeDevice{}
