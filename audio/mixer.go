@@ -40,8 +40,14 @@ type mixer struct {
 	// held keeps writing silence after Stop until the device consumed
 	// everything written before it (the frames the output mutes), so a
 	// following Play is not muted with them.
-	held    bool
-	stopAt  int64
+	held   bool
+	stopAt int64
+	// ended: the current track ended with nothing prepared. A prepare
+	// then plays at once: the app prepares a track when it hears the
+	// current one start, and the device's buffer and ring put the mixer
+	// up to their length ahead of what is heard, which a short track can
+	// end within.
+	ended   bool
 	written int64
 	// switched is written as of the last play, seek or resume: the
 	// frames before it are of what played before, or the pause's silence
@@ -107,6 +113,7 @@ func (m *mixer) read(p []byte) (n int, audible, starved bool) {
 			}
 			s.close()
 			m.cur, m.next = m.next, nil
+			m.ended = m.cur == nil
 		}
 	}
 	m.written += int64(total / bytesPerFrame)
@@ -238,7 +245,7 @@ func (m *mixer) play(src Source, at int64) Track {
 	t := m.newTrack(src)
 	m.closeAll()
 	m.cur = startStream(t, src, m.rate, at, m.ahead, m.onErr)
-	m.paused = false
+	m.paused, m.ended = false, false
 	m.switched = m.written
 	return t
 }
@@ -269,6 +276,10 @@ func (m *mixer) prepare(src Source) Track {
 			m.onErr(t, err)
 		}
 	})
+	if m.ended && m.cur == nil {
+		m.cur, m.ended = s, false // see ended
+		return t
+	}
 	m.next = s
 	return t
 }
@@ -302,7 +313,7 @@ func (m *mixer) stop() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closeAll()
-	m.paused = false
+	m.paused, m.ended = false, false
 	m.held = true
 	m.stopAt = m.written
 	return true
@@ -323,7 +334,11 @@ func (m *mixer) release(consumed int64) bool {
 // pause writes silence from now on. consumed is the first frame the device
 // has not taken yet (-1 unknown): the caller mutes the device when pause
 // returns true, so the frames after it are never heard, and the current
-// track rewinds to that frame to resume without losing them.
+// track rewinds to the first of its frames among them to resume without
+// losing them. When that frame is before the current track's first one
+// (the silence before it, or the tail of the track before), the track
+// starts again from there: its Started waits for the resume, and the
+// events of the frames not heard (the tail's Finished) are due at once.
 func (m *mixer) pause(consumed int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -331,7 +346,7 @@ func (m *mixer) pause(consumed int64) bool {
 		return false
 	}
 	m.paused = true
-	if m.cur == nil || consumed < 0 || consumed >= m.written {
+	if consumed < 0 || consumed >= m.written {
 		return false
 	}
 	j := -1
@@ -341,20 +356,53 @@ func (m *mixer) pause(consumed int64) bool {
 			break
 		}
 	}
-	if j < 0 || m.marks[j].silent || m.marks[j].track != m.cur.track {
-		// Silence, or the buffer already holds the next track: no rewind;
-		// at most the device buffer of the ending track goes unheard.
+	if j < 0 {
 		return false
 	}
 	k := m.marks[j]
-	m.cur.seek(k.pos + consumed - k.at)
-	m.marks = append(m.marks[:j+1], mark{at: consumed, silent: true})
-	if k.at == consumed {
-		m.marks = append(m.marks[:j], mark{at: consumed, silent: true})
+	if s := m.cur; s != nil {
+		if !k.silent && k.track == s.track {
+			s.seek(k.pos + consumed - k.at)
+		} else if x := m.firstMarkOf(s.track, j+1); x >= 0 {
+			s.seek(m.marks[x].pos)
+			m.unstart(s)
+		}
 	}
+	for x := range m.timed {
+		m.timed[x].at = min(m.timed[x].at, consumed)
+	}
+	if k.at == consumed {
+		m.marks = m.marks[:j]
+	} else {
+		m.marks = m.marks[:j+1]
+	}
+	m.addMark(mark{at: consumed, silent: true})
 	m.held = true
 	m.stopAt = m.written
 	return true
+}
+
+// firstMarkOf is the index of the first mark of track t from index from
+// on, -1 when none.
+func (m *mixer) firstMarkOf(t Track, from int) int {
+	for x := from; x < len(m.marks); x++ {
+		if !m.marks[x].silent && m.marks[x].track == t {
+			return x
+		}
+	}
+	return -1
+}
+
+// unstart drops s's Started while the device has not consumed its frame,
+// so that it is written (and told) again when s next starts.
+func (m *mixer) unstart(s *stream) {
+	for x, e := range m.timed {
+		if st, ok := e.ev.(Started); ok && st.Track == s.track {
+			m.timed = append(m.timed[:x], m.timed[x+1:]...)
+			s.started = false
+			return
+		}
+	}
 }
 
 func (m *mixer) resume() {
