@@ -195,6 +195,14 @@ static void *loop(fd_alsa *a) {
 		// a period, wait for Go rather than write silence it would then
 		// play before the frames that follow.
 		uint64_t w0 = __atomic_load_n(&a->wpos, __ATOMIC_ACQUIRE);
+		if (r >= sf && r < st) {
+			// Pass over a skip before waiting: Go counts the ring's room
+			// from rpos, so a skip as long as the ring (the silence after
+			// a track that ended with nothing prepared) left it none, and
+			// the thread waited for a refill that could not come.
+			r = st < w0 ? st : w0;
+			__atomic_store_n(&a->rpos, r, __ATOMIC_RELEASE);
+		}
 		uint64_t held = a->keep > (uint64_t)av ? a->keep - (uint64_t)av : 0;
 		if (ring_short(a, r, w0, sf, st, period) && held > period) {
 			uint64_t one = 1;
