@@ -1,5 +1,7 @@
 //go:build cgo && !oto
 
+#define _GNU_SOURCE // pthread_setname_np
+
 #include "alsa_linux.h"
 
 #include <alsa/asoundlib.h>
@@ -132,6 +134,7 @@ static void *loop(fd_alsa *a);
 static void *run(void *arg) {
 	fd_alsa *a = arg;
 	struct fd_alsa_priv *v = a->priv;
+	pthread_setname_np(pthread_self(), "furudesk-alsa"); // in top -H and /proc
 	loop(a);
 	pthread_mutex_lock(&v->mu);
 	v->quit = 1;
@@ -272,12 +275,12 @@ static void *loop(fd_alsa *a) {
 
 // try_open opens and sets up the device name, or appends why it cannot to
 // err ("\"name\": call: reason", comma-separated).
-static int try_open(struct fd_alsa_priv *v, snd_pcm_uframes_t *period, const char *name, unsigned rate, unsigned buffer_frames, char *err, size_t errlen) {
+static int try_open(struct fd_alsa_priv *v, snd_pcm_uframes_t *period, const char *name, unsigned rate, unsigned buffer_frames, unsigned period_frames, char *err, size_t errlen) {
 	const char *where = "snd_pcm_open";
 	int e = snd_pcm_open(&v->pcm, name, SND_PCM_STREAM_PLAYBACK, 0);
 	if (e >= 0) {
 		snd_pcm_uframes_t buffer = buffer_frames;
-		*period = buffer_frames / 4;
+		*period = period_frames;
 		if ((e = set_params(v->pcm, rate, &buffer, period, &where)) >= 0 &&
 			(where = "snd_pcm_nonblock", e = snd_pcm_nonblock(v->pcm, 1)) >= 0) {
 			return 0;
@@ -290,7 +293,7 @@ static int try_open(struct fd_alsa_priv *v, snd_pcm_uframes_t *period, const cha
 	return e;
 }
 
-fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, unsigned ring_frames, unsigned low_frames, char *err, size_t errlen) {
+fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, unsigned period_frames, unsigned ring_frames, unsigned low_frames, char *err, size_t errlen) {
 	fd_alsa *a = calloc(1, sizeof *a);
 	struct fd_alsa_priv *v = calloc(1, sizeof *v);
 	if (!a || !v) {
@@ -304,9 +307,9 @@ fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, u
 	v->cmd = cmd;
 	err[0] = 0;
 	snd_pcm_uframes_t period = 0;
-	int e = try_open(v, &period, "default", rate, buffer_frames, err, errlen);
+	int e = try_open(v, &period, "default", rate, buffer_frames, period_frames, err, errlen);
 	if (e < 0) {
-		e = try_open(v, &period, "plug:default", rate, buffer_frames, err, errlen);
+		e = try_open(v, &period, "plug:default", rate, buffer_frames, period_frames, err, errlen);
 	}
 	void **hints = NULL;
 	if (e < 0 && snd_device_name_hint(-1, "pcm", &hints) == 0) {
@@ -314,7 +317,7 @@ fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, u
 			char *name = snd_device_name_get_hint(*h, "NAME");
 			char *io = snd_device_name_get_hint(*h, "IOID");
 			if (name && strcmp(name, "null") && strcmp(name, "default") && !(io && !strcmp(io, "Input"))) {
-				e = try_open(v, &period, name, rate, buffer_frames, err, errlen);
+				e = try_open(v, &period, name, rate, buffer_frames, period_frames, err, errlen);
 			}
 			free(name);
 			free(io);

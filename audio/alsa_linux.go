@@ -21,7 +21,7 @@ package audio
 // on the same quiet machine).
 //
 // Semantics are oto's: the device buffer is BufferSize (200 ms by
-// default, taken a quarter at a time), Buffered is what the ring holds,
+// default, taken half at a time), Buffered is what the ring holds,
 // the gain applies as a period is taken, a ring that runs dry gives
 // silence rather than an underrun, and Suspend stops the writes. The
 // ring is long, so the feeding goroutine may be late (a loaded machine)
@@ -62,7 +62,7 @@ import (
 )
 
 // defaultBufferSize is Options.BufferSize's default here: a long device
-// buffer, so that the thread and the sound server wake a few times a
+// buffer, so that the thread and the sound server wake ten times a
 // second while music plays, and each control cuts what the device holds
 // (cut in alsa_linux.c), so that a Pause, Stop, Play or seek is still
 // heard at once. A volume change is heard within it.
@@ -105,17 +105,23 @@ func openDevice(o Options, src *mixer) (device, error) {
 		return nil, fmt.Errorf("audio: eventfd: %w", err)
 	}
 	buffer := durationToFrames(o.BufferSize, o.SampleRate)
-	// The ring holds six device buffers: one behind what the thread took
-	// (the device may not have played it yet, see cut in alsa_linux.c)
-	// and up to five ahead, refilled when it holds less than three: the
-	// goroutine wakes every two device buffers (2.5 times a second at the
-	// default 200 ms) and may be late by three times as long before the
-	// device gets silence. Its length adds no latency (see refill and
-	// dropMuted).
-	ring := 6 * buffer
+	// The device takes half its buffer at a time: the thread and the
+	// sound server's plugin wake about every 100 ms at the default 200 ms
+	// (a shorter buffer, or periods of a quarter, made the plugin wake
+	// twice as often). The ring holds two and a half device buffers: one
+	// behind what the thread took (the device may not have played it
+	// yet, see cut in alsa_linux.c) and up to one and a half ahead,
+	// refilled when it holds less than three quarters: the goroutine
+	// wakes about every 150 ms and may be late by as long again before
+	// the device gets silence. The device and the ring put the mixer up
+	// to 500 ms ahead of what is heard. A control cuts that (see refill,
+	// dropMuted and cut), but the app prepares the next track when it
+	// hears the current one start, so a longer lookahead (db71198's
+	// 1.2 s) ran past the end of 1 s tracks before they were prepared.
+	period, ring, low := buffer/2, 5*buffer/2, 3*buffer/4
 	errBuf := (*C.char)(C.malloc(1024))
 	defer C.free(unsafe.Pointer(errBuf))
-	a := C.fd_alsa_open(C.int(efd), C.int(cmd), C.uint(o.SampleRate), C.uint(buffer), C.uint(ring), C.uint(3*buffer), errBuf, 1024)
+	a := C.fd_alsa_open(C.int(efd), C.int(cmd), C.uint(o.SampleRate), C.uint(buffer), C.uint(period), C.uint(ring), C.uint(low), errBuf, 1024)
 	if a == nil {
 		unix.Close(efd)
 		unix.Close(cmd)

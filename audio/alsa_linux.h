@@ -24,13 +24,14 @@ typedef struct fd_alsa {
 
 // fd_alsa_open opens the first ALSA playback device that works ("default",
 // "plug:default", then the others ALSA names) for interleaved float stereo
-// at rate with a buffer of buffer_frames, and starts its writer thread. The
-// thread takes a period at a time from a ring of ring_frames (at least two
-// periods), silence where the ring lacks frames, and writes 1 to the
-// eventfd efd after each period while what the ring holds is below
-// low_frames (at most the ring less a period). On failure it returns NULL and writes the reasons
-// to err.
-fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, unsigned ring_frames, unsigned low_frames, char *err, size_t errlen);
+// at rate with a buffer of buffer_frames in periods of about period_frames
+// (ALSA rounds it), and starts its writer thread. The thread takes a
+// period at a time from a ring of ring_frames (at least two periods and a
+// buffer), silence where the ring lacks frames, and writes 1 to the
+// eventfd efd after each period while what the ring holds ahead is below
+// low_frames (at most the ring less a buffer and a period); Go writes cmd
+// to wake it. On failure it returns NULL and writes the reasons to err.
+fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, unsigned period_frames, unsigned ring_frames, unsigned low_frames, char *err, size_t errlen);
 
 // fd_alsa_skip makes the thread pass over the ring's frames from..to
 // (positions as wpos counts them) without a sound: frames muted, or
