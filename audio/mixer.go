@@ -198,6 +198,23 @@ func (m *mixer) observe(consumed int64) consumedState {
 	return st
 }
 
+// posAt is the track and position after frame heard-1, as observe would
+// tell them, without releasing or dropping anything; ok is false when that
+// frame is silence or older than the marks kept.
+func (m *mixer) posAt(heard int64) (t Track, pos int64, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for x := len(m.marks) - 1; x >= 0; x-- {
+		if k := m.marks[x]; k.at < heard {
+			if k.silent {
+				return Track{}, 0, false
+			}
+			return k.track, k.pos + heard - k.at, true
+		}
+	}
+	return Track{}, 0, false
+}
+
 // settling reports frames in flight that the monitor must follow closely:
 // a stop or pause being muted, or events waiting for the device to reach
 // their frame (a track starting or ending).

@@ -174,6 +174,19 @@ func (o *Output) Resume() {
 	o.poke()
 }
 
+// posNow is the position of track t now, as the monitor would measure it:
+// at least last, the one measured last (heard frames only grow).
+func (o *Output) posNow(t Track, last time.Duration) time.Duration {
+	c := o.consumedNow()
+	if c < 0 {
+		return last
+	}
+	if got, pos, ok := o.mix.posAt(c - o.latency); ok && got == t {
+		return max(last, framesToDuration(pos, o.opts.SampleRate))
+	}
+	return last
+}
+
 // consumedNow is the first frame the device has not taken, or -1 without
 // a device. written is read before Buffered, so it errs early: a rewind
 // repeats a few frames rather than losing them.
@@ -243,11 +256,15 @@ func (o *Output) SetVolume(v int) {
 }
 
 // Report returns the truth now (as of the last measurement, at most
-// Options.SteadyTick old while nothing changes), for the engine's heartbeat.
+// Options.SteadyTick old while nothing changes, but for the position of a
+// track playing on, which is taken now), for the engine's heartbeat.
 func (o *Output) Report() Report {
 	o.repMu.Lock()
 	r := o.report
 	o.repMu.Unlock()
+	if r.Playing {
+		r.Pos = o.posNow(r.Track, r.Pos)
+	}
 	r.Paused = o.mix.isPaused()
 	r.Volume = int(o.volume.Load())
 	r.Dropped = o.dropped.Load()
@@ -427,7 +444,7 @@ func (o *Output) measure(m *meter, now time.Time) {
 		m.lastPos = time.Time{}
 	}
 	pos := framesToDuration(st.pos, o.opts.SampleRate)
-	if playing && now.Sub(m.lastPos) >= o.opts.PositionInterval {
+	if playing && o.opts.PositionInterval > 0 && now.Sub(m.lastPos) >= o.opts.PositionInterval {
 		m.lastPos = now
 		o.emit(Position{Track: st.track, Pos: pos})
 	}
