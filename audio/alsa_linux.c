@@ -17,6 +17,8 @@ struct fd_alsa_priv {
 	snd_pcm_t *pcm;
 	int efd;    // written to wake Go (a refill, an error)
 	int cmd;    // written by Go to wake the thread (a control, Suspend, Stop)
+	uint64_t rate;
+	uint64_t margin; // frames: the least the device holds before silence fills an empty ring
 	struct pollfd *pfd; // the device's poll descriptors and cmd
 	int npfd;           // the device's
 	float *out; // one period for the device
@@ -101,27 +103,27 @@ static void wait_room(struct fd_alsa_priv *v) {
 	snd_pcm_poll_descriptors_revents(v->pcm, v->pfd, (unsigned)n, &rev);
 }
 
-// ring_short tells whether the ring holds less than a period to take
-// from r (passing over the skip sf..st).
-static int ring_short(const fd_alsa *a, uint64_t r, uint64_t w, uint64_t sf, uint64_t st, uint64_t period) {
+// ring_ready is how many frames the ring holds to take from r up to w
+// (passing over the skip sf..st).
+static uint64_t ring_ready(uint64_t r, uint64_t w, uint64_t sf, uint64_t st) {
 	if (r >= sf && r < st) {
 		r = st;
 	}
 	if (r >= w) {
-		return 1;
+		return 0;
 	}
 	uint64_t n = w - r;
 	if (r < sf && sf < w) {
 		n = sf - r + (w > st ? w - st : 0);
 	}
-	return n < period;
+	return n;
 }
 
 // wait_go waits for Go's refill (it writes the command eventfd after
-// one) or a command, 20 ms at most.
-static void wait_go(struct fd_alsa_priv *v) {
+// one) or a command, ms milliseconds at most.
+static void wait_go(struct fd_alsa_priv *v, int ms) {
 	struct pollfd p = {.fd = v->cmd, .events = POLLIN};
-	if (poll(&p, 1, 20) > 0 && (p.revents & POLLIN)) {
+	if (poll(&p, 1, ms) > 0 && (p.revents & POLLIN)) {
 		uint64_t x;
 		ssize_t ignored = read(v->cmd, &x, sizeof x);
 		(void)ignored;
@@ -193,9 +195,9 @@ static void *loop(fd_alsa *a) {
 			wait_room(v);
 			continue;
 		}
-		// The ring lacks a period (Go is refilling it, after a skip or
-		// a cut took the device ahead): while the device holds more than
-		// a period, wait for Go rather than write silence it would then
+		// The ring is empty (Go is refilling it, after a skip or a cut
+		// took the device ahead): while the device holds more than
+		// v->margin, wait for Go rather than write silence it would then
 		// play before the frames that follow.
 		uint64_t w0 = __atomic_load_n(&a->wpos, __ATOMIC_ACQUIRE);
 		if (r >= sf && r < st) {
@@ -207,11 +209,12 @@ static void *loop(fd_alsa *a) {
 			__atomic_store_n(&a->rpos, r, __ATOMIC_RELEASE);
 		}
 		uint64_t held = a->keep > (uint64_t)av ? a->keep - (uint64_t)av : 0;
-		if (ring_short(a, r, w0, sf, st, period) && held > period) {
+		if (ring_ready(r, w0, sf, st) == 0 && held > v->margin) {
 			uint64_t one = 1;
 			ssize_t ignored = write(v->efd, &one, sizeof one); // Go refills the ring
 			(void)ignored;
-			wait_go(v);
+			uint64_t ms = (held - v->margin) * 1000 / v->rate;
+			wait_go(v, ms < 1 ? 1 : ms > 20 ? 20 : (int)ms);
 			continue;
 		}
 		taken_gain = gb;
@@ -238,7 +241,12 @@ static void *loop(fd_alsa *a) {
 				v->out[2 * n + 1] = f[1] * g;
 			}
 		}
-		memset(v->out + 2 * n, 0, (period - n) * 2 * sizeof(float));
+		// Frames short of a period go alone: silence after them would be
+		// heard as a gap before the frames Go is bringing (after a resume
+		// or a seek the decoder gives a chunk at a time). An empty ring
+		// with the device about to run dry gets a period of silence.
+		snd_pcm_uframes_t len = n > 0 ? n : period;
+		memset(v->out + 2 * n, 0, (len - n) * 2 * sizeof(float));
 		__atomic_store_n(&a->rpos, r, __ATOMIC_RELEASE);
 		uint64_t one = 1;
 		ssize_t ignored;
@@ -250,7 +258,7 @@ static void *loop(fd_alsa *a) {
 		// The device has room for the period: the write does not wait
 		// (unless the sound server stalls, then it waits for room).
 		const float *p = v->out;
-		snd_pcm_uframes_t left = period;
+		snd_pcm_uframes_t left = len;
 		while (left > 0) {
 			snd_pcm_sframes_t k = snd_pcm_writei(v->pcm, p, left);
 			if (k == -EAGAIN) {
@@ -305,6 +313,8 @@ fd_alsa *fd_alsa_open(int efd, int cmd, unsigned rate, unsigned buffer_frames, u
 	a->priv = v;
 	v->efd = efd;
 	v->cmd = cmd;
+	v->rate = rate;
+	v->margin = rate / 100; // 10 ms
 	err[0] = 0;
 	snd_pcm_uframes_t period = 0;
 	int e = try_open(v, &period, "default", rate, buffer_frames, period_frames, err, errlen);
