@@ -343,7 +343,7 @@ func (o *Output) monitor() {
 			case timed:
 				// A track's start or end is due when the device gets to
 				// its frame: measured then, not every Tick until then
-				// (the ring holds up to a second ahead).
+				// (the ring and the device hold up to 500 ms ahead).
 				next = min(max(framesToDuration(first-m.heard, o.opts.SampleRate), o.opts.Tick), next)
 			}
 			due = now.Add(next)
