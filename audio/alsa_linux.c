@@ -28,6 +28,7 @@ struct fd_alsa_priv {
 	int suspended, quit; // under mu
 	uint64_t cut_req, cut_done; // under mu: cuts asked by fd_alsa_cut, made
 	uint64_t cut_pos;           // under mu: rpos right after the last of them
+	int cut_mute;               // under mu: the asked cut also mutes (Pause)
 	pthread_cond_t cut_cond;    // signalled when cut_done grows
 	uint64_t skip_from, skip_to; // under mu: see fd_alsa_skip
 };
@@ -159,6 +160,14 @@ static void *loop(fd_alsa *a) {
 		uint64_t sf = v->skip_from, st = v->skip_to;
 		if (!quit && v->cut_done < v->cut_req) {
 			cut(a, v);
+			if (v->cut_mute) {
+				// Muted before anything more is taken: with Go muting
+				// after the cut, the period the thread took in between
+				// sounded for a moment once the pause was heard.
+				__atomic_store_n(&a->gain, 0, __ATOMIC_SEQ_CST);
+				taken_gain = 0;
+				v->cut_mute = 0;
+			}
 			v->cut_pos = __atomic_load_n(&a->rpos, __ATOMIC_RELAXED);
 			v->cut_done = v->cut_req;
 			pthread_cond_broadcast(&v->cut_cond);
@@ -388,16 +397,20 @@ void fd_alsa_wake(fd_alsa *a) {
 	(void)ignored;
 }
 
-int64_t fd_alsa_cut(fd_alsa *a) {
+int64_t fd_alsa_cut(fd_alsa *a, int mute) {
 	struct fd_alsa_priv *v = a->priv;
 	pthread_mutex_lock(&v->mu);
 	uint64_t want = ++v->cut_req;
+	v->cut_mute = mute;
 	pthread_cond_signal(&v->cond);
 	fd_alsa_wake(a);
 	while (v->cut_done < want && !v->quit && !v->suspended) {
 		pthread_cond_wait(&v->cut_cond, &v->mu);
 	}
 	int64_t pos = v->cut_done >= want ? (int64_t)v->cut_pos : -1;
+	if (pos < 0) {
+		v->cut_mute = 0; // not now: a later cut must not mute
+	}
 	pthread_mutex_unlock(&v->mu);
 	return pos;
 }

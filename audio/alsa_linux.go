@@ -244,10 +244,12 @@ func (d *alsaDevice) SetGain(g float64) {
 // need not wait for the ring to play out in silence.
 func (d *alsaDevice) dropMuted() { C.fd_alsa_skip(d.a, 0, C.uint64_t(atomic.LoadUint64(d.wpos))) }
 
-// cutNow cuts what the device holds and returns, once the thread did, the
-// first frame not heard (ring positions count the mixer's frames), or -1
-// when the thread does not run (suspended, ended): for Pause.
-func (d *alsaDevice) cutNow() int64 { return int64(C.fd_alsa_cut(d.a)) }
+// cutNow cuts what the device holds, muted (gain 0) from then on, and
+// returns, once the thread did, the first frame not heard (ring positions
+// count the mixer's frames), or -1 when the thread does not run
+// (suspended, ended; then nothing changed): for Pause, which sets the
+// gain again after.
+func (d *alsaDevice) cutNow() int64 { return int64(C.fd_alsa_cut(d.a, 1)) }
 
 // cutBefore lets the thread pass over the ring's frames before f (ring
 // positions count the mixer's frames), and cut the device if it holds

@@ -45,8 +45,9 @@ void fd_alsa_wake(fd_alsa *a);
 
 // fd_alsa_cut cuts what the device holds and waits until the thread did
 // (not while it is suspended or after it ended: then -1); it returns rpos
-// as the cut left it, the first frame not heard.
-int64_t fd_alsa_cut(fd_alsa *a);
+// as the cut left it, the first frame not heard. With mute != 0 the
+// thread sets the gain to 0 as it cuts, before it takes another frame.
+int64_t fd_alsa_cut(fd_alsa *a, int mute);
 
 // fd_alsa_suspend stops (on != 0) or restarts the thread's writing.
 void fd_alsa_suspend(fd_alsa *a, int on);

@@ -157,13 +157,20 @@ func (o *Output) ClearNext() { o.mix.clearNext() }
 func (o *Output) Pause() {
 	defer o.poke()
 	consumed := o.consumedNow()
-	if d, ok := o.device().(interface{ cutNow() int64 }); ok {
+	d, cuts := o.device().(interface{ cutNow() int64 })
+	if cuts {
 		if f := d.cutNow(); f >= 0 {
 			consumed = f // what the device held was not heard
 		}
 	}
-	if o.mix.pause(consumed) {
+	o.devMu.Lock()
+	muted := o.muted
+	o.devMu.Unlock()
+	switch {
+	case o.mix.pause(consumed):
 		o.setMuted(true)
+	case cuts:
+		o.setMuted(muted) // the cut muted the device: its gain again
 	}
 }
 
