@@ -4,9 +4,14 @@ package audio
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ebitengine/oto/v3"
 )
+
+// defaultBufferSize is Options.BufferSize's default with oto: its writes
+// cannot be cut, so a Pause or Stop is heard after the device buffer.
+const defaultBufferSize = 40 * time.Millisecond
 
 // The output of macOS and Windows (and of Linux built with -tags oto):
 // one always-playing oto player reading the mixer. On Linux alsa_linux.go

@@ -30,8 +30,9 @@ type Activity struct {
 	Playing bool
 }
 
-// Position reports, every Options.PositionInterval while playing, the track
-// position of the last frame the device consumed.
+// Position reports, every Options.PositionInterval while playing (never
+// when it is negative), the track position of the last frame the device
+// consumed.
 type Position struct {
 	Track Track
 	Pos   time.Duration

@@ -40,12 +40,22 @@ type mixer struct {
 	// held keeps writing silence after Stop until the device consumed
 	// everything written before it (the frames the output mutes), so a
 	// following Play is not muted with them.
-	held    bool
-	stopAt  int64
+	held   bool
+	stopAt int64
+	// ended: the current track ended with nothing prepared. A prepare
+	// then plays at once: the app prepares a track when it hears the
+	// current one start, and the device's buffer and ring put the mixer
+	// up to their length ahead of what is heard, which a short track can
+	// end within.
+	ended   bool
 	written int64
-	marks   []mark
-	timed   []timed
-	seq     uint64
+	// switched is written as of the last play, seek or resume: the
+	// frames before it are of what played before, or the pause's silence
+	// (Output.cutBefore).
+	switched int64
+	marks    []mark
+	timed    []timed
+	seq      uint64
 }
 
 func newMixer(rate, ahead int, onErr func(Track, error)) *mixer {
@@ -60,7 +70,9 @@ func (m *mixer) Read(p []byte) (int, error) {
 
 // read is Read, also telling whether any of p is a track's (audible, even
 // if the track is silent there) and whether the current track starved (its
-// decoder was behind, so silence stands in for what it lacked).
+// decoder was behind, so silence stands in for what it lacked). A read
+// that starves after some of a track's frames returns those alone (n is
+// less than len(p)); one that starves at once is silence throughout.
 func (m *mixer) read(p []byte) (n int, audible, starved bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -87,14 +99,21 @@ func (m *mixer) read(p []byte) (n int, audible, starved bool) {
 			i += n
 			audible = true
 		case takeStarve:
-			i = m.silence(p, i, total)
 			starved = true
+			if i > 0 {
+				// What the track gave comes back alone: silence in the
+				// middle of a read would not be told from the track's.
+				total = i
+				break
+			}
+			i = m.silence(p, i, total)
 		case takeEnd:
 			if !s.failed {
 				m.addTimed(m.written+int64(i/bytesPerFrame), Finished{Track: s.track})
 			}
 			s.close()
 			m.cur, m.next = m.next, nil
+			m.ended = m.cur == nil
 		}
 	}
 	m.written += int64(total / bytesPerFrame)
@@ -179,6 +198,23 @@ func (m *mixer) observe(consumed int64) consumedState {
 	return st
 }
 
+// posAt is the track and position after frame heard-1, as observe would
+// tell them, without releasing or dropping anything; ok is false when that
+// frame is silence or older than the marks kept.
+func (m *mixer) posAt(heard int64) (t Track, pos int64, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for x := len(m.marks) - 1; x >= 0; x-- {
+		if k := m.marks[x]; k.at < heard {
+			if k.silent {
+				return Track{}, 0, false
+			}
+			return k.track, k.pos + heard - k.at, true
+		}
+	}
+	return Track{}, 0, false
+}
+
 // settling reports frames in flight that the monitor must follow closely:
 // a stop or pause being muted, or events waiting for the device to reach
 // their frame (a track starting or ending).
@@ -186,6 +222,17 @@ func (m *mixer) settling() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.held || len(m.timed) > 0
+}
+
+// pending tells whether Stop's hold runs and, as first, the frame of the
+// earliest timed event not yet released (ok false when none).
+func (m *mixer) pending() (held bool, first int64, ok bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.timed) > 0 {
+		first, ok = m.timed[0].at, true
+	}
+	return m.held, first, ok
 }
 
 // idle reports that the mixer has nothing to play (no track, or paused)
@@ -215,8 +262,16 @@ func (m *mixer) play(src Source, at int64) Track {
 	t := m.newTrack(src)
 	m.closeAll()
 	m.cur = startStream(t, src, m.rate, at, m.ahead, m.onErr)
-	m.paused = false
+	m.paused, m.ended = false, false
+	m.switched = m.written
 	return t
+}
+
+// switchedAt is written as of the last play, seek or resume.
+func (m *mixer) switchedAt() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.switched
 }
 
 // prepare sets the track that follows the current one without a gap.
@@ -238,6 +293,10 @@ func (m *mixer) prepare(src Source) Track {
 			m.onErr(t, err)
 		}
 	})
+	if m.ended && m.cur == nil {
+		m.cur, m.ended = s, false // see ended
+		return t
+	}
 	m.next = s
 	return t
 }
@@ -271,7 +330,7 @@ func (m *mixer) stop() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closeAll()
-	m.paused = false
+	m.paused, m.ended = false, false
 	m.held = true
 	m.stopAt = m.written
 	return true
@@ -292,7 +351,11 @@ func (m *mixer) release(consumed int64) bool {
 // pause writes silence from now on. consumed is the first frame the device
 // has not taken yet (-1 unknown): the caller mutes the device when pause
 // returns true, so the frames after it are never heard, and the current
-// track rewinds to that frame to resume without losing them.
+// track rewinds to the first of its frames among them to resume without
+// losing them. When that frame is before the current track's first one
+// (the silence before it, or the tail of the track before), the track
+// starts again from there: its Started waits for the resume, and the
+// events of the frames not heard (the tail's Finished) are due at once.
 func (m *mixer) pause(consumed int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -300,7 +363,7 @@ func (m *mixer) pause(consumed int64) bool {
 		return false
 	}
 	m.paused = true
-	if m.cur == nil || consumed < 0 || consumed >= m.written {
+	if consumed < 0 || consumed >= m.written {
 		return false
 	}
 	j := -1
@@ -310,25 +373,61 @@ func (m *mixer) pause(consumed int64) bool {
 			break
 		}
 	}
-	if j < 0 || m.marks[j].silent || m.marks[j].track != m.cur.track {
-		// Silence, or the buffer already holds the next track: no rewind;
-		// at most the device buffer of the ending track goes unheard.
+	if j < 0 {
 		return false
 	}
 	k := m.marks[j]
-	m.cur.seek(k.pos + consumed - k.at)
-	m.marks = append(m.marks[:j+1], mark{at: consumed, silent: true})
-	if k.at == consumed {
-		m.marks = append(m.marks[:j], mark{at: consumed, silent: true})
+	if s := m.cur; s != nil {
+		if !k.silent && k.track == s.track {
+			s.seek(k.pos + consumed - k.at)
+		} else if x := m.firstMarkOf(s.track, j+1); x >= 0 {
+			s.seek(m.marks[x].pos)
+			m.unstart(s)
+		}
 	}
+	for x := range m.timed {
+		m.timed[x].at = min(m.timed[x].at, consumed)
+	}
+	if k.at == consumed {
+		m.marks = m.marks[:j]
+	} else {
+		m.marks = m.marks[:j+1]
+	}
+	m.addMark(mark{at: consumed, silent: true})
 	m.held = true
 	m.stopAt = m.written
 	return true
 }
 
+// firstMarkOf is the index of the first mark of track t from index from
+// on, -1 when none.
+func (m *mixer) firstMarkOf(t Track, from int) int {
+	for x := from; x < len(m.marks); x++ {
+		if !m.marks[x].silent && m.marks[x].track == t {
+			return x
+		}
+	}
+	return -1
+}
+
+// unstart drops s's Started while the device has not consumed its frame,
+// so that it is written (and told) again when s next starts.
+func (m *mixer) unstart(s *stream) {
+	for x, e := range m.timed {
+		if st, ok := e.ev.(Started); ok && st.Track == s.track {
+			m.timed = append(m.timed[:x], m.timed[x+1:]...)
+			s.started = false
+			return
+		}
+	}
+}
+
 func (m *mixer) resume() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.paused {
+		m.switched = m.written // the pause's silence before it
+	}
 	m.paused = false
 }
 
@@ -360,5 +459,6 @@ func (m *mixer) seek(f int64) bool {
 		return false
 	}
 	m.cur.seek(f)
+	m.switched = m.written
 	return true
 }

@@ -455,3 +455,129 @@ func TestMixerReadTellsSilence(t *testing.T) {
 		t.Fatalf("stalled decoder: audible %v starved %v, want starved only", audible, starved)
 	}
 }
+
+// readAudible reads frames of 64 until a read holds a track's, and
+// returns the left channel of that read and n more frames.
+func readAudible(t *testing.T, m *mixer, n int) []int16 {
+	t.Helper()
+	buf := make([]byte, 64*bytesPerFrame)
+	var got []int16
+	waitFor(t, "a track's frames", func() bool {
+		k, audible, _ := m.read(buf)
+		if !audible {
+			return false
+		}
+		for i := 0; i < k/bytesPerFrame; i++ {
+			got = append(got, int16(binary.LittleEndian.Uint16(buf[i*bytesPerFrame:])))
+		}
+		return true
+	})
+	return append(got, pull(m, n)...)
+}
+
+// TestMixerPauseInTheSilenceBeforeATrackRestartsIt: a pause whose first
+// unheard frame is in the silence written before the current track (the
+// device buffers ahead of what is heard) mutes, and the resume plays the
+// track from its first frame with its Started then, not before.
+func TestMixerPauseInTheSilenceBeforeATrackRestartsIt(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	b, want := toneSource("b", 660, testRate)
+	pull(m, 100) // nothing plays: silence
+	m.stop()     // holds silence until the device took frame 100
+	tb := m.play(b, 0)
+	pull(m, 400) // held: silence
+	if !m.release(100) {
+		t.Fatal("stop's hold not released")
+	}
+	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
+	pull(m, 1000) // b's frames 0..999 at 500..1499, Started at 500
+	if !m.pause(300) {
+		t.Fatal("a pause before the track's frames must ask for a mute")
+	}
+	if st := m.observe(1500); len(st.events) != 0 || st.playing || st.track != tb || st.pos != 0 {
+		t.Fatalf("paused: %+v, want no event (Started not heard), not playing, track b at 0", st)
+	}
+	m.resume()
+	if !m.release(1500) {
+		t.Fatal("pause's hold not released")
+	}
+	got := readAudible(t, m, 1000)
+	for i, v := range got {
+		if v != want(i) {
+			t.Fatalf("frame %d after resume = %d, want b's %d (restarted from its first frame)", i, v, want(i))
+		}
+	}
+	st := m.observe(m.writtenFrames())
+	if len(st.events) != 1 || st.events[0] != (Started{Track: tb}) {
+		t.Fatalf("events after resume = %+v, want Started b once", st.events)
+	}
+}
+
+// TestMixerPauseInTheTailOfTheTrackBeforeMutes: a pause whose first
+// unheard frame is in the tail of the track before (the mixer ran into
+// the prepared one) mutes, the ended track's Finished is due at once,
+// and the resume plays the new track from its first frame.
+func TestMixerPauseInTheTailOfTheTrackBeforeMutes(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, _ := toneSource("a", 440, 1000)
+	b, wantB := toneSource("b", 660, testRate)
+	ta := m.play(a, 0)
+	tb := m.prepare(b)
+	waitFor(t, "both decoded", func() bool { return decoded(m, m.cur) && decoded(m, m.next) })
+	pull(m, 1500) // a 0..999, b 0..499
+	if !m.pause(800) {
+		t.Fatal("a pause in the tail of the track before must ask for a mute")
+	}
+	st := m.observe(801)
+	if len(st.events) != 2 || st.events[0] != (Started{Track: ta}) || st.events[1] != (Finished{Track: ta}) {
+		t.Fatalf("events at the pause = %+v, want Started a, Finished a (its tail is not heard)", st.events)
+	}
+	if st := m.observe(1500); len(st.events) != 0 || st.playing || st.track != tb {
+		t.Fatalf("paused: %+v, want no Started b, not playing, track b", st)
+	}
+	m.resume()
+	if !m.release(1500) {
+		t.Fatal("pause's hold not released")
+	}
+	got := readAudible(t, m, 1000)
+	for i, v := range got {
+		if v != wantB(i) {
+			t.Fatalf("frame %d after resume = %d, want b's %d", i, v, wantB(i))
+		}
+	}
+	if st := m.observe(m.writtenFrames()); len(st.events) != 1 || st.events[0] != (Started{Track: tb}) {
+		t.Fatalf("events after resume = %+v, want Started b", st.events)
+	}
+}
+
+// TestMixerPrepareAfterTheEndPlaysAtOnce: a track prepared after the
+// current one ended in the mixer (nothing was prepared when it did)
+// plays at once, from its first frame.
+func TestMixerPrepareAfterTheEndPlaysAtOnce(t *testing.T) {
+	var log errLog
+	m := newMixer(testRate, 16, log.add)
+	a, _ := toneSource("a", 440, 1000)
+	b, wantB := toneSource("b", 660, testRate)
+	ta := m.play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(m, m.cur) })
+	pull(m, 2000) // a, then silence: a ended with nothing prepared
+	tb := m.prepare(b)
+	got := readAudible(t, m, 1000)
+	for i, v := range got {
+		if v != wantB(i) {
+			t.Fatalf("frame %d = %d, want b's %d", i, v, wantB(i))
+		}
+	}
+	st := m.observe(m.writtenFrames())
+	want := []Event{Started{Track: ta}, Finished{Track: ta}, Started{Track: tb}}
+	if len(st.events) != len(want) {
+		t.Fatalf("events = %+v, want %+v", st.events, want)
+	}
+	for i := range want {
+		if st.events[i] != want[i] {
+			t.Fatalf("event %d = %+v, want %+v", i, st.events[i], want[i])
+		}
+	}
+}

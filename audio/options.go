@@ -10,10 +10,13 @@ import (
 type Options struct {
 	// SampleRate of the output in Hz, 8000..192000; 0 means 44100.
 	SampleRate int
-	// BufferSize of the device buffer, 5ms..200ms; 0 means 40ms. Stop is
-	// silent within about this plus the sound server's latency, Pause within
-	// about 1.5 times it. Through PulseAudio on a loaded 2-core machine 20ms
-	// underruns (dropouts); 40ms measured stop-to-silence ~60ms.
+	// BufferSize of the device buffer, 5ms..200ms; 0 means 200ms on
+	// Linux's ALSA output, whose controls cut what the device holds (a
+	// Pause, Stop, Play or seek is heard at once, a volume change within
+	// the buffer), and 40ms with oto (macOS, Windows), whose Stop is silent
+	// within about this plus the sound server's latency, Pause within about
+	// 1.5 times it. Through PulseAudio on a loaded 2-core machine 20ms
+	// underruns (dropouts).
 	BufferSize time.Duration
 	// ReadAhead is the decoded audio kept ready per track, 50ms..10s;
 	// 0 means 500ms.
@@ -23,13 +26,16 @@ type Options struct {
 	// command), 1ms..100ms; 0 means 10ms.
 	Tick time.Duration
 	// SteadyTick is how often it is measured while it plays on or stays
-	// silent, Tick..1s; 0 means 50ms (or Tick when that is longer). Each
+	// silent, Tick..1s; 0 means 250ms (or Tick when that is longer). Each
 	// wake-up of the process costs CPU: measured on a `furudesk
-	// --headless` playing, 10 ms instead cost about 2.5% of a core more.
-	// Report and Position are at most this old then.
+	// --headless` playing, 10 ms instead cost about 2.5% of a core more,
+	// and 50 ms about 0.2% (issue 37). A track's start or end is measured
+	// when it is due, and Report's position is taken when Report is
+	// called; the rest of Report, and Position, are at most this old.
 	SteadyTick time.Duration
 	// PositionInterval between Position events while playing, 10ms..10s;
-	// 0 means 250ms.
+	// 0 means 250ms; negative means none (a caller that reads Report when
+	// it needs the position: each event wakes it).
 	PositionInterval time.Duration
 	// StallTimeout after which a running device that stopped consuming is
 	// reported unavailable, 100ms..10s; 0 means 3s. PulseAudio stalls
@@ -81,7 +87,7 @@ func (o Options) Validate() error {
 		{"ReadAhead", o.ReadAhead, 50 * time.Millisecond, 10 * time.Second},
 		{"Tick", o.Tick, time.Millisecond, 100 * time.Millisecond},
 		{"SteadyTick", o.SteadyTick, time.Millisecond, time.Second},
-		{"PositionInterval", o.PositionInterval, 10 * time.Millisecond, 10 * time.Second},
+		{"PositionInterval", max(o.PositionInterval, 0), 10 * time.Millisecond, 10 * time.Second},
 		{"StallTimeout", o.StallTimeout, 100 * time.Millisecond, 10 * time.Second},
 		{"StartupGrace", o.StartupGrace, 100 * time.Millisecond, 30 * time.Second},
 		{"IdleSuspend", max(o.IdleSuspend, 0), 100 * time.Millisecond, time.Hour},
@@ -106,10 +112,10 @@ func (o Options) withDefaults() Options {
 	if o.EventBuffer == 0 {
 		o.EventBuffer = 1024
 	}
-	def(&o.BufferSize, 40*time.Millisecond)
+	def(&o.BufferSize, defaultBufferSize)
 	def(&o.ReadAhead, 500*time.Millisecond)
 	def(&o.Tick, 10*time.Millisecond)
-	def(&o.SteadyTick, 50*time.Millisecond)
+	def(&o.SteadyTick, 250*time.Millisecond)
 	o.SteadyTick = max(o.SteadyTick, o.Tick)
 	def(&o.PositionInterval, 250*time.Millisecond)
 	def(&o.StallTimeout, 3*time.Second)

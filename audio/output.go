@@ -118,7 +118,21 @@ func (o *Output) Events() <-chan Event { return o.events }
 // The returned Track is echoed in this play's events.
 func (o *Output) Play(src Source, at time.Duration) Track {
 	defer o.poke()
-	return o.mix.play(src, durationToFrames(at, o.opts.SampleRate))
+	t := o.mix.play(src, durationToFrames(at, o.opts.SampleRate))
+	o.cutBefore(o.mix.switchedAt())
+	return t
+}
+
+// cutBefore lets a device that buffers ahead of the mixer (ALSA's ring)
+// pass over the frames the mixer wrote before frame f, what played before
+// a Play or a seek, so that the change is heard after the device buffer
+// at most, not after the ring too.
+func (o *Output) cutBefore(f int64) {
+	o.devMu.Lock()
+	defer o.devMu.Unlock()
+	if d, ok := o.dev.(interface{ cutBefore(int64) }); ok {
+		d.cutBefore(f)
+	}
 }
 
 // PrepareNext decodes src ahead so it follows the current track without a
@@ -135,21 +149,49 @@ func (o *Output) PrepareNext(src Source) Track {
 // DecodeError from its decoding goroutine.
 func (o *Output) ClearNext() { o.mix.clearNext() }
 
-// Pause makes the output silent within about BufferSize: the device mutes
-// what it buffers and the track rewinds to the first frame not yet handed
-// to the device, so Resume loses nothing. The device stays open and
-// measured.
+// Pause makes the output silent within about BufferSize (at once where
+// the device cuts what it holds, Linux's ALSA output): the device mutes
+// what it buffers and the track rewinds to the first frame not yet heard
+// (handed to the device, where it cannot cut), so Resume loses nothing.
+// The device stays open and measured.
 func (o *Output) Pause() {
 	defer o.poke()
-	if o.mix.pause(o.consumedNow()) {
+	consumed := o.consumedNow()
+	d, cuts := o.device().(interface{ cutNow() int64 })
+	if cuts {
+		if f := d.cutNow(); f >= 0 {
+			consumed = f // what the device held was not heard
+		}
+	}
+	o.devMu.Lock()
+	muted := o.muted
+	o.devMu.Unlock()
+	switch {
+	case o.mix.pause(consumed):
 		o.setMuted(true)
+	case cuts:
+		o.setMuted(muted) // the cut muted the device: its gain again
 	}
 }
 
 // Resume continues after Pause at the position where the sound stopped.
 func (o *Output) Resume() {
 	o.mix.resume()
+	o.cutBefore(o.mix.switchedAt())
 	o.poke()
+}
+
+// posNow is the position of track t now, as the monitor would measure it:
+// at least last, the one measured last (heard frames only grow).
+func (o *Output) posNow(t Track, last time.Duration) time.Duration {
+	c := o.consumedNow()
+	if c < 0 {
+		return last
+	}
+	if got, pos, ok := o.mix.posAt(c - o.latency); ok && got == t {
+		return max(last, framesToDuration(pos, o.opts.SampleRate))
+	}
+	return last
 }
 
 // consumedNow is the first frame the device has not taken, or -1 without
@@ -195,7 +237,11 @@ func (o *Output) setMuted(m bool) {
 // false when nothing is loaded.
 func (o *Output) Seek(d time.Duration) bool {
 	defer o.poke()
-	return o.mix.seek(durationToFrames(d, o.opts.SampleRate))
+	if !o.mix.seek(durationToFrames(d, o.opts.SampleRate)) {
+		return false
+	}
+	o.cutBefore(o.mix.switchedAt())
+	return true
 }
 
 // SetGain changes the gain of track t (Source.GainDB: ReplayGain) while
@@ -217,11 +263,15 @@ func (o *Output) SetVolume(v int) {
 }
 
 // Report returns the truth now (as of the last measurement, at most
-// Options.SteadyTick old while nothing changes), for the engine's heartbeat.
+// Options.SteadyTick old while nothing changes, but for the position of a
+// track playing on, which is taken now), for the engine's heartbeat.
 func (o *Output) Report() Report {
 	o.repMu.Lock()
 	r := o.report
 	o.repMu.Unlock()
+	if r.Playing {
+		r.Pos = o.posNow(r.Track, r.Pos)
+	}
 	r.Paused = o.mix.isPaused()
 	r.Volume = int(o.volume.Load())
 	r.Dropped = o.dropped.Load()
@@ -293,8 +343,15 @@ func (o *Output) monitor() {
 				continue
 			}
 			next := o.opts.SteadyTick
-			if !m.started || !m.known || o.mix.settling() {
+			held, first, timed := o.mix.pending()
+			switch {
+			case !m.started || !m.known || held:
 				next = o.opts.Tick
+			case timed:
+				// A track's start or end is due when the device gets to
+				// its frame: measured then, not every Tick until then
+				// (the ring and the device hold up to 500 ms ahead).
+				next = min(max(framesToDuration(first-m.heard, o.opts.SampleRate), o.opts.Tick), next)
 			}
 			due = now.Add(next)
 			t.Reset(next)
@@ -394,7 +451,7 @@ func (o *Output) measure(m *meter, now time.Time) {
 		m.lastPos = time.Time{}
 	}
 	pos := framesToDuration(st.pos, o.opts.SampleRate)
-	if playing && now.Sub(m.lastPos) >= o.opts.PositionInterval {
+	if playing && o.opts.PositionInterval > 0 && now.Sub(m.lastPos) >= o.opts.PositionInterval {
 		m.lastPos = now
 		o.emit(Position{Track: st.track, Pos: pos})
 	}

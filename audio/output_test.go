@@ -44,6 +44,9 @@ func newTestOutput(t *testing.T) (*Output, *fakeDevice, *meter) {
 
 // newTestOutputWith is newTestOutput with opts (defaults where zero).
 func newTestOutputWith(t *testing.T, opts Options) (*Output, *fakeDevice, *meter) {
+	if opts.BufferSize == 0 {
+		opts.BufferSize = 40 * time.Millisecond // the figures below are for oto's default
+	}
 	o := newOutput(opts.withDefaults())
 	o.latency = 0 // TestHeardLagsConsumption covers the device-buffer lag
 	d := &fakeDevice{}
@@ -559,4 +562,48 @@ func TestIdleSuspend(t *testing.T) {
 			t.Fatalf("device error while suspended: %+v, want unavailable with the error", evs)
 		}
 	})
+}
+
+// TestReportTakesThePositionNow: while a track plays on, Report's position
+// is what the device consumed when Report is called, not at the last
+// measurement (the monitor measures every SteadyTick, 250 ms).
+func TestReportTakesThePositionNow(t *testing.T) {
+	o, d, m := newTestOutput(t)
+	m.started = true
+	a, _ := toneSource("a", 440, testRate)
+	ta := o.Play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(o.mix, o.mix.cur) })
+	pull(o.mix, 4410)
+	o.measure(m, time.Unix(1, 0))
+	pull(o.mix, 4410) // consumed since, not measured
+	if r := o.Report(); !r.Playing || r.Track != ta || r.Pos != framesToDuration(2*4410, testRate) {
+		t.Fatalf("report %+v, want playing at %d frames", r, 2*4410)
+	}
+	d.mu.Lock()
+	d.buffered = 441 * bytesPerFrame
+	d.mu.Unlock()
+	if r := o.Report(); r.Pos != framesToDuration(2*4410-441, testRate) {
+		t.Fatalf("report %+v, want %d frames: buffered frames are not heard", r, 2*4410-441)
+	}
+}
+
+// TestNoPositionEventsWhenNegative: PositionInterval < 0 sends no Position.
+func TestNoPositionEventsWhenNegative(t *testing.T) {
+	o, _, m := newTestOutputWith(t, Options{PositionInterval: -1})
+	m.started = true
+	a, _ := toneSource("a", 440, testRate)
+	o.Play(a, 0)
+	waitFor(t, "decoded", func() bool { return decoded(o.mix, o.mix.cur) })
+	for i := range 10 {
+		pull(o.mix, 4410)
+		o.measure(m, time.Unix(int64(i), 0))
+	}
+	for _, ev := range drain(o) {
+		if _, ok := ev.(Position); ok {
+			t.Fatalf("Position event %+v with PositionInterval -1", ev)
+		}
+	}
+	if err := (Options{PositionInterval: -1}).Validate(); err != nil {
+		t.Fatalf("PositionInterval -1: %v", err)
+	}
 }

@@ -127,7 +127,9 @@ func openDevice(opts options, stderr io.Writer) (*device, error) {
 		}
 		out = d.hubOut
 	} else {
-		if d.out, err = audio.Open(audio.Options{}); err != nil {
+		// No Position events: the app takes the position from Report
+		// when it needs it, and each event would wake it (issue 37).
+		if d.out, err = audio.Open(audio.Options{PositionInterval: -1}); err != nil {
 			return fail(err)
 		}
 		out = d.out
