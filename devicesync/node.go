@@ -192,6 +192,7 @@ type Node struct {
 	denied         map[string]time.Time // denialKey → when its invite expires
 	left           map[string]Op        // group left → this device's revocation of itself there
 	snapshot       []byte               // latest own snapshot line
+	snapMu         sync.Mutex           // guards snapIn and snapState, taken before mu
 	snapIn         []byte               // the state of the latest own snapshot, as given
 	snapState      []byte               // and in compact form (compactJSON)
 	snapSeq        uint64               // sequence of the latest own snapshot
@@ -518,13 +519,11 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 	if c.Version != engine.EnvelopeVersion || c.Device != n.id {
 		return fmt.Errorf("%w: version %d device %q", ErrEnvelope, c.Version, c.Device)
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if n.closed {
-		return ErrClosed
-	}
 	// An owner announces itself every second with the same state most of
-	// the time: the state's compact form is kept until it changes.
+	// the time: the state's compact form is kept until it changes. It is
+	// made outside n.mu, which every session and call of the node takes.
+	n.snapMu.Lock()
+	defer n.snapMu.Unlock()
 	if n.snapIn == nil || !bytes.Equal(state, n.snapIn) {
 		if !json.Valid(state) {
 			return fmt.Errorf("devicesync: snapshot state is not JSON")
@@ -534,6 +533,11 @@ func (n *Node) PublishSnapshot(state json.RawMessage, c engine.Coordination) err
 			return err
 		}
 		n.snapIn, n.snapState = bytes.Clone(state), compact
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return ErrClosed
 	}
 	m := snapshotMsg{Type: typeSnapshot, Coordination: &c, State: n.snapState, Seq: n.nextSnapshotSeqLocked()}
 	fields, err := snapshotSigFields(&c, m.State, m.Seq)

@@ -264,7 +264,6 @@ func validateOps(ops []Op) error {
 	return nil
 }
 
-// encodeLine marshals m as one line with its trailing newline.
 // encodeSnapshotLine is encodeLine for a snapshot whose State is
 // compact already (compactJSON): Marshal would go over the whole state
 // again to compact it, the most of the cost with a long queue. The state
@@ -288,6 +287,7 @@ func encodeSnapshotLine(m snapshotMsg, max int) ([]byte, error) {
 	return line, nil
 }
 
+// encodeLine marshals m as one line with its trailing newline.
 func encodeLine(m message, max int) ([]byte, error) {
 	b, err := json.Marshal(m)
 	if err != nil {
