@@ -154,8 +154,8 @@ func (a *actor) syncPrepared(st PlayerState) {
 	}
 	defer a.pinPlaying()
 	i, ok := st.Following()
-	if ok && a.next.Seq != 0 && a.nextCID == st.Queue[i].ContentID && a.nextIdx == i &&
-		a.strm.nextSource == SourceLocal && a.nextLib == a.libRun.version {
+	prepared := ok && a.next.Seq != 0 && a.nextCID == st.Queue[i].ContentID && a.nextIdx == i
+	if prepared && a.strm.nextSource == SourceLocal && a.nextLib == a.libRun.version {
 		// Prepared from a file of this library, which has not changed
 		// since: no need to look it up again at every tick of a pause.
 		return
@@ -173,10 +173,10 @@ func (a *actor) syncPrepared(st PlayerState) {
 		}
 		return
 	}
-	cid := st.Queue[i].ContentID
-	if a.next.Seq != 0 && a.nextCID == cid && a.nextIdx == i {
+	if prepared {
 		return
 	}
+	cid := st.Queue[i].ContentID
 	a.next = a.out.PrepareNext(src)
 	a.nextCID, a.nextIdx, a.nextPath, a.nextLib = cid, i, src.Path, a.libRun.version
 	a.strm.nextSource = kind
