@@ -60,15 +60,15 @@ func GroupFiles(s Store) grouplib.Files { return groupFiles{s} }
 
 type groupFiles struct{ s Store }
 
-// Tracks reads the catalog a track at a time, so that closing the group
-// library (ctx) stops a read of 100,000 tracks at once.
-func (f groupFiles) Tracks(ctx context.Context) ([]library.Track, error) {
-	var out []library.Track
-	err := f.s.EachTrack(0, -1, func(t library.Track) error {
-		out = append(out, t)
-		return ctx.Err()
+// EachTrack reads the catalog a track at a time, so that closing the
+// group library (ctx) stops a read of 100,000 tracks at once.
+func (f groupFiles) EachTrack(ctx context.Context, fn func(library.Track) error) error {
+	return f.s.EachTrack(0, -1, func(t library.Track) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return fn(t)
 	})
-	return out, err
 }
 
 func (f groupFiles) File(id string) (string, bool) {
@@ -256,9 +256,36 @@ func (a *App) EachLibraryTrack(offset, limit int, fn func(LibraryTrack) error) e
 var errEnough = errors.New("app: enough tracks")
 
 // remoteOnly is the tracks of the union only other devices have, in
-// catalog order: those of the group library this device has no file for
-// (looked up by their content ids, not by reading the catalog).
+// catalog order, with their places (remoteOnlyGroup).
 func (a *App) remoteOnly(self engine.DeviceID, names map[engine.DeviceID]string) ([]LibraryTrack, error) {
+	rs, err := a.remoteOnlyGroup()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]LibraryTrack, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, remoteTrack(r, self, names))
+	}
+	return out, nil
+}
+
+// remoteOnlyTracks is remoteOnly's tracks without their places.
+func (a *App) remoteOnlyTracks() ([]library.Track, error) {
+	rs, err := a.remoteOnlyGroup()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]library.Track, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, r.Entry.Track())
+	}
+	return out, nil
+}
+
+// remoteOnlyGroup is the tracks of the group library this device has no
+// file for, in catalog order (looked up by their content ids, not by
+// reading the catalog).
+func (a *App) remoteOnlyGroup() ([]grouplib.Track, error) {
 	if a.gl == nil {
 		return nil, nil
 	}
@@ -274,10 +301,10 @@ func (a *App) remoteOnly(self engine.DeviceID, names map[engine.DeviceID]string)
 	if err != nil {
 		return nil, err
 	}
-	var rest []LibraryTrack
+	var rest []grouplib.Track
 	for _, r := range remote {
 		if _, ok := have[r.ContentID]; !ok {
-			rest = append(rest, remoteTrack(r, self, names))
+			rest = append(rest, r)
 		}
 	}
 	return rest, nil

@@ -18,10 +18,10 @@ type endlessFiles struct {
 	reading chan struct{}
 }
 
-func (f *endlessFiles) Tracks(ctx context.Context) ([]library.Track, error) {
+func (f *endlessFiles) EachTrack(ctx context.Context, _ func(library.Track) error) error {
 	f.once.Do(func() { close(f.reading) })
 	<-ctx.Done()
-	return nil, ctx.Err()
+	return ctx.Err()
 }
 
 // Closing the library while it publishes this device's catalog stops the

@@ -332,14 +332,19 @@ func newTestFiles() *testFiles {
 	return &testFiles{tracks: map[string]library.Track{}, serve: map[string]string{}, covers: map[string][]byte{}}
 }
 
-func (f *testFiles) Tracks(context.Context) ([]library.Track, error) {
+func (f *testFiles) EachTrack(_ context.Context, fn func(library.Track) error) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	var out []library.Track
+	var ts []library.Track
 	for _, t := range f.tracks {
-		out = append(out, t)
+		ts = append(ts, t)
 	}
-	return out, nil
+	f.mu.Unlock()
+	for _, t := range ts {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (f *testFiles) File(id string) (string, bool) {

@@ -41,10 +41,16 @@ type files struct {
 	tracks []library.Track
 }
 
-func (f *files) Tracks(context.Context) ([]library.Track, error) {
+func (f *files) EachTrack(_ context.Context, fn func(library.Track) error) error {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]library.Track(nil), f.tracks...), nil
+	ts := append([]library.Track(nil), f.tracks...)
+	f.mu.Unlock()
+	for _, t := range ts {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (f *files) File(id string) (string, bool) {

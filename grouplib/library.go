@@ -40,9 +40,11 @@ type OpLog interface {
 // Files is this device's own library. Its methods are called from any
 // goroutine.
 type Files interface {
-	// Tracks lists the library's tracks; it gives up with ctx's error
-	// once ctx is done (the library is closing).
-	Tracks(ctx context.Context) ([]library.Track, error)
+	// EachTrack calls fn with each of the library's tracks, one at a
+	// time (the library is not held whole: it may hold 100,000 tracks);
+	// an error of fn stops it and is returned. It gives up with ctx's
+	// error once ctx is done (the library is closing).
+	EachTrack(ctx context.Context, fn func(library.Track) error) error
 	// File returns the path of this device's file of a content id.
 	File(contentID string) (path string, ok bool)
 	// Cover returns the cover art of one of this device's tracks.
@@ -599,32 +601,12 @@ func (l *Library) publishOwn() error {
 	l.mu.Lock()
 	l.dirty = false
 	l.mu.Unlock()
-	tracks, err := l.cfg.Files.Tracks(l.ctx)
+	entries, err := ownEntries(l.ctx, l.cfg.Files)
 	if err == nil {
 		err = l.ctx.Err()
 	}
 	if err != nil {
 		l.LocalChanged()
-		return err
-	}
-	slices.SortFunc(tracks, func(a, b library.Track) int { return strings.Compare(a.Path, b.Path) })
-	seen := make(map[string]bool, len(tracks))
-	entries := make([]Entry, 0, len(tracks))
-	for i, t := range tracks {
-		if i%1024 == 0 && l.ctx.Err() != nil {
-			return l.ctx.Err()
-		}
-		if seen[t.ContentID] || !ValidContentID(t.ContentID) || Ext(t.Format) == "" {
-			continue
-		}
-		seen[t.ContentID] = true
-		e := EntryOf(t)
-		if e.validate() != nil {
-			continue
-		}
-		entries = append(entries, e)
-	}
-	if err := l.ctx.Err(); err != nil {
 		return err
 	}
 	l.mu.RLock()
@@ -646,6 +628,39 @@ func (l *Library) publishOwn() error {
 	l.log.Info("grouplib: this device's catalog changed", "version", next.Version, "tracks", next.Len(),
 		"changed", len(d.Items), "removed", len(d.Gone))
 	return nil
+}
+
+// ownEntries reads this device's library a track at a time into the
+// entries of its catalog, in the order read: of several files of one
+// recording, the first by path is the one published. Only the entries and the paths
+// are kept while reading, not the tracks (100,000 of them, read whole
+// beside the window's own catalog, were the window's highest memory;
+// issue 37).
+func ownEntries(ctx context.Context, files Files) ([]Entry, error) {
+	var entries []Entry
+	var paths []string
+	at := map[string]int{} // index in entries, by content id
+	err := files.EachTrack(ctx, func(t library.Track) error {
+		if !ValidContentID(t.ContentID) || Ext(t.Format) == "" {
+			return nil
+		}
+		i, dup := at[t.ContentID]
+		if dup && paths[i] <= t.Path {
+			return nil
+		}
+		e := EntryOf(t)
+		if e.validate() != nil {
+			return nil
+		}
+		if dup {
+			entries[i], paths[i] = e, t.Path
+			return nil
+		}
+		at[t.ContentID] = len(entries)
+		entries, paths = append(entries, e), append(paths, t.Path)
+		return nil
+	})
+	return entries, err
 }
 
 // ensureOwnHead signs the own catalog's head into the log when the log's
