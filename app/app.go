@@ -717,6 +717,32 @@ func (a *App) Tracks() ([]library.Track, error) {
 	return mergeByCatalog(local, rest, func(t library.Track) library.Track { return t }), nil
 }
 
+// EachTrack calls fn with the tracks of Tracks, in its order, one at a
+// time: this device's as the database reads them, the tracks only other
+// devices have merged in where they sort. Neither the catalog nor the
+// union is held whole: the window builds its own copy of 100,000 tracks
+// from this without a second, larger one beside it (issue 37). An error
+// of fn stops it and is returned.
+func (a *App) EachTrack(fn func(library.Track) error) error {
+	rest, err := a.remoteOnlyTracks()
+	if err != nil {
+		return err
+	}
+	j := 0
+	err = a.store.EachTrack(0, -1, func(t library.Track) error {
+		for ; j < len(rest) && library.Less(rest[j], t); j++ {
+			if err := fn(rest[j]); err != nil {
+				return err
+			}
+		}
+		return fn(t)
+	})
+	for ; err == nil && j < len(rest); j++ {
+		err = fn(rest[j])
+	}
+	return err
+}
+
 // Search finds tracks of the union matching query (SearchLibrary).
 func (a *App) Search(query string, limit int) ([]library.Track, error) {
 	ts, err := a.SearchLibrary(query, limit)

@@ -358,8 +358,23 @@ func TestEachLibraryTrackStreamsTheUnion(t *testing.T) {
 			t.Fatalf("Tracks()[%d] is %s, Library()[%d] %s", i, tr.ContentID, i, ts[i].ContentID)
 		}
 	}
+	var each []string
+	if err := r.app.EachTrack(func(t library.Track) error { each = append(each, t.ContentID); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tr := range ts {
+		ids = append(ids, tr.ContentID)
+	}
+	if !slices.Equal(each, ids) {
+		t.Errorf("EachTrack gives %q, want Library's %q", each, ids)
+	}
 	stop := errors.New("enough")
 	n := 0
+	if err := r.app.EachTrack(func(library.Track) error { n++; return map[bool]error{true: stop}[n == 4] }); !errors.Is(err, stop) || n != 4 {
+		t.Fatalf("EachTrack stopped with %v after %d tracks, want the function's error after 4", err, n)
+	}
+	n = 0
 	if err := r.app.EachLibraryTrack(0, -1, func(LibraryTrack) error { n++; return map[bool]error{true: stop}[n == 4] }); !errors.Is(err, stop) || n != 4 {
 		t.Fatalf("stopped with %v after %d tracks, want the function's error after 4", err, n)
 	}

@@ -72,7 +72,10 @@ type Backend interface {
 	ImportPlaylist(file string) (app.ImportReport, error)
 	ExportPlaylist(id, file string) (app.ExportReport, error)
 
-	Tracks() ([]library.Track, error)
+	// EachTrack calls fn with every track of the group's library in
+	// Library's order, one at a time (the window keeps its own copy, not
+	// the list); an error of fn stops it and is returned.
+	EachTrack(fn func(library.Track) error) error
 	// Places says where each track only other devices have is and whether
 	// it plays now, by content id (Status.PlacesVersion moves when that
 	// changed); tracks with a file here are in none of it.

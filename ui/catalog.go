@@ -20,8 +20,7 @@ import (
 // every page's lists hold pointers into it, and a track's place in it is
 // in the track itself (track.pos), not in a map.
 type catalog struct {
-	tracks []*track // into rows
-	rows   []track  // the tracks, in one allocation
+	tracks []*track // into catalogBuilder's chunks
 	// hay holds every track's library.SearchText end to end, hayEnd
 	// where each ends: one string rather than 100,000 small ones.
 	hay    string
@@ -135,8 +134,50 @@ type artistEntry struct {
 	albums int
 }
 
+// buildCatalog is the catalog of ts.
 func buildCatalog(ts []library.Track) *catalog {
-	n := len(ts)
+	var b catalogBuilder
+	for i := range ts {
+		b.add(&ts[i])
+	}
+	return b.build()
+}
+
+// catalogBuilder makes a catalog of the tracks given to add one at a
+// time, as Backend.EachTrack reads them. Each is kept at once as the
+// window's track, its own strings (content id, title, artists) copied
+// into blocks; the library.Track it came from is garbage at once. Read
+// whole first, 100,000 library.Tracks and their strings took more memory
+// than the catalog made of them, and the window's highest memory was that
+// read beside the catalog on screen (issue 37). The tracks are kept in
+// chunks, not one growing slice: growing 16 MB of tracks copied them.
+type catalogBuilder struct {
+	in    []*track // the tracks in the order given
+	chunk []track  // the chunk being filled
+	pack  strpack.Packer
+}
+
+// catalogChunk bounds the tracks of one chunk of a catalogBuilder (the
+// first chunks are smaller: a catalog of ten tracks takes ten's room).
+const catalogChunk = 4096
+
+// add keeps t.
+func (b *catalogBuilder) add(t *library.Track) {
+	if len(b.chunk) == cap(b.chunk) {
+		b.chunk = make([]track, 0, min(max(2*cap(b.chunk), 64), catalogChunk))
+	}
+	tr := newTrack(t)
+	tr.ContentID, tr.Title, tr.Artists = b.pack.Text(tr.ContentID), b.pack.Text(tr.Title), b.pack.List(tr.Artists)
+	b.chunk = append(b.chunk, tr)
+	b.in = append(b.in, &b.chunk[len(b.chunk)-1])
+}
+
+// build is the catalog of the tracks added, in library order. Tracks
+// that sort alike keep the order they were added in (Backend.EachTrack's:
+// by path last).
+func (b *catalogBuilder) build() *catalog {
+	in := b.in
+	n := len(in)
 	// Each track's search text (normalised title, artists, album: a
 	// third of the build) is made on a goroutine of its own beside the
 	// ranks and the sort, on the machine's other core: with 100,000
@@ -145,15 +186,14 @@ func buildCatalog(ts []library.Track) *catalog {
 	textsDone := make(chan struct{})
 	go func() {
 		defer close(textsDone)
-		for i := range ts {
-			texts[i] = library.SearchText(ts[i])
+		for i, t := range in {
+			texts[i] = library.SearchText(t.tags())
 		}
 	}()
 	col := newCollator()
 	titles, artists, albums, aas, genres := newRanker(col), newRanker(col), newRanker(col), newRanker(col), newRanker(col)
 	tr, ar, al, aa, ge := make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n), make([]int32, n)
-	for i := range ts {
-		t := &ts[i]
+	for i, t := range in {
 		tr[i] = titles.id(t.Title)
 		first := ""
 		if len(t.Artists) > 0 {
@@ -175,32 +215,23 @@ func buildCatalog(ts []library.Track) *catalog {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(x, y int32) int {
-		a, b := &ts[x], &ts[y]
+		a, b := in[x], in[y]
 		return cmp.Or(cmp.Compare(aa[x], aa[y]), cmp.Compare(al[x], al[y]), cmp.Compare(a.DiscNo, b.DiscNo),
-			cmp.Compare(a.TrackNo, b.TrackNo), cmp.Compare(tr[x], tr[y]), strings.Compare(a.Path, b.Path))
+			cmp.Compare(a.TrackNo, b.TrackNo), cmp.Compare(tr[x], tr[y]), cmp.Compare(x, y))
 	})
 
-	c := &catalog{tracks: make([]*track, n), rows: make([]track, n), hayEnd: make([]uint32, n),
-		byID: make([]int32, 0, n)}
-	var hay strings.Builder
-	hay.Grow(n * 48)
+	c := &catalog{tracks: make([]*track, n), hayEnd: make([]uint32, n), byID: make([]int32, 0, n)}
 	c.rank.title, c.rank.artist, c.rank.album = make([]int32, n), make([]int32, n), make([]int32, n)
 	c.rank.albumArtist, c.rank.genre = make([]int32, n), make([]int32, n)
-	// Each track's own content id, title and list of artists are copied
-	// into blocks in catalog order (album, artist, genre and cover names
-	// are shared between the tracks that have them). The window keeps its
-	// catalog for as long as it is open and the tracks read from the
-	// database are garbage at once: read into 300,000 small objects, the
-	// catalog's strings were scattered among the read's garbage, whose
-	// pages the Go heap could then give back to the system only where
-	// none of them stayed (150 MB of heap for 105 MB of objects at 100,000
-	// tracks).
-	var pack strpack.Packer
 	<-textsDone
+	size := 0
+	for _, s := range texts {
+		size += len(s)
+	}
+	var hay strings.Builder
+	hay.Grow(size) // made once, at its length
 	for i, o := range order {
-		c.rows[i] = newTrack(&ts[o])
-		t := &c.rows[i]
-		t.ContentID, t.Title, t.Artists = pack.Text(t.ContentID), pack.Text(t.Title), pack.List(t.Artists)
+		t := in[o]
 		t.pos = int32(i)
 		c.tracks[i] = t
 		hay.WriteString(texts[o])
@@ -214,7 +245,7 @@ func buildCatalog(ts []library.Track) *catalog {
 	slices.SortStableFunc(c.byID, func(x, y int32) int { return strings.Compare(c.tracks[x].ContentID, c.tracks[y].ContentID) })
 	c.byID = slices.CompactFunc(c.byID, func(x, y int32) bool { return c.tracks[x].ContentID == c.tracks[y].ContentID })
 	c.byID = slices.Clip(c.byID)
-	c.hay = strings.Clone(hay.String()) // without the builder's spare room
+	c.hay = hay.String()
 	c.group()
 	return c
 }

@@ -13,15 +13,22 @@ import (
 	"github.com/furudesk/furudesk/ui/internal/fakebackend"
 )
 
-// readsBackend counts the reads of the whole catalog.
+// readsBackend counts the reads of the whole catalog, and the tracks the
+// window took from them.
 type readsBackend struct {
 	*fakebackend.Backend
-	reads atomic.Int64
+	reads, taken atomic.Int64
 }
 
-func (b *readsBackend) Tracks() ([]library.Track, error) {
+func (b *readsBackend) EachTrack(fn func(library.Track) error) error {
 	b.reads.Add(1)
-	return b.Backend.Tracks()
+	return b.Backend.EachTrack(func(t library.Track) error {
+		err := fn(t)
+		if err == nil {
+			b.taken.Add(1)
+		}
+		return err
+	})
 }
 
 // While a scan stores tracks the list fills: the first batch is read at
@@ -113,10 +120,14 @@ func TestScanEndReadBeginsAtOnce(t *testing.T) {
 		t.Fatalf("after the read at the scan's end: %v tracks listed, want 60", u.cat)
 	}
 	shown := u.cat
+	taken := b.taken.Load()
 	during() // the read begun while scanning ends last
 	runAll()
 	if u.cat != shown || u.loads != 0 || u.loadAgain {
 		t.Fatalf("the older read replaced the newer one (%v), or reads are left: %d under way, again %v", u.cat != shown, u.loads, u.loadAgain)
+	}
+	if n := b.taken.Load() - taken; n != 0 {
+		t.Errorf("the older read went on reading %d tracks after a newer one began; want it stopped", n)
 	}
 }
 

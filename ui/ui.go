@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/furudesk/furudesk/app"
 	"github.com/furudesk/furudesk/internal/framegov"
 	"github.com/furudesk/furudesk/internal/memrelease"
+	"github.com/furudesk/furudesk/library"
 )
 
 // Options tune a window; the zero value is what the player uses.
@@ -639,13 +641,21 @@ func (u *UI) loadLibrary() {
 	gen := u.loadGen.Add(1)
 	u.spawn(func() {
 		t0 := time.Now()
-		ts, err := u.b.Tracks()
+		var b catalogBuilder
+		err := u.b.EachTrack(func(t library.Track) error {
+			if u.loadGen.Load() != gen {
+				return errStaleRead
+			}
+			b.add(&t)
+			return nil
+		})
 		var cat *catalog
 		var places map[string]app.Place
-		// A newer read began meanwhile: this one would not be shown.
-		stale := u.loadGen.Load() != gen
+		// A newer read began meanwhile: this one would not be shown, and
+		// it stopped there (its tracks are garbage at once).
+		stale := u.loadGen.Load() != gen || errors.Is(err, errStaleRead)
 		if err == nil && !stale {
-			cat = buildCatalog(ts)
+			cat = b.build()
 			places, err = u.b.Places()
 		}
 		took := time.Since(t0)
@@ -678,6 +688,9 @@ func (u *UI) loadLibrary() {
 		})
 	})
 }
+
+// errStaleRead stops a read of the catalog that a newer one replaced.
+var errStaleRead = errors.New("ui: a newer read of the catalog began")
 
 // loadPlaces reads again where the tracks of other devices are, after
 // a device came or went or the cache changed, and redraws the lists.

@@ -441,6 +441,20 @@ func (b *Backend) Tracks() ([]library.Track, error) {
 	return append([]library.Track(nil), b.tracks...), nil
 }
 
+// EachTrack calls fn with each track of Tracks.
+func (b *Backend) EachTrack(fn func(library.Track) error) error {
+	ts, err := b.Tracks()
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if err := fn(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Cache reports what SetCache set (a read, not recorded as an intent).
 func (b *Backend) Cache() (app.CacheStatus, error) {
 	b.mu.Lock()
