@@ -9,6 +9,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"image/color"
 	"time"
 
@@ -21,13 +22,18 @@ import (
 
 func main() {
 	blink := flag.Bool("blink", false, "blink a caret-sized rectangle as furudesk's caret blinks")
+	labels := flag.Int("labels", 0, "more labels, in rows of five (furudesk's track list shows about 100 texts)")
 	flag.Parse()
 	a := app.NewWithID("org.furudesk.fynefloor")
 	w := a.NewWindow("fynefloor")
 	label := widget.NewLabel("Fyne's floor: a window that shows one label")
 	caret := canvas.NewRectangle(color.Black)
 	caret.SetMinSize(fyne.NewSize(2, 20))
-	w.SetContent(container.NewVBox(label, container.NewHBox(caret)))
+	grid := container.NewGridWithColumns(5)
+	for i := range *labels {
+		grid.Add(widget.NewLabel(fmt.Sprintf("Label %d of the floor", i+1)))
+	}
+	w.SetContent(container.NewVBox(label, container.NewHBox(caret), grid))
 	if !*blink {
 		caret.Hide()
 	} else {
