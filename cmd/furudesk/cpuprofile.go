@@ -14,7 +14,6 @@ const cpuProfileFor = 15 * time.Second
 // what a launch spends its time on (go tool pprof FILE). Errors are
 // ignored; a profile is a developer's tool.
 func profileLaunch() {
-	heapProfileLaunch()
 	path := os.Getenv("FURUDESK_CPUPROFILE")
 	if path == "" {
 		return
@@ -29,25 +28,6 @@ func profileLaunch() {
 	}
 	time.AfterFunc(cpuProfileFor, func() {
 		pprof.StopCPUProfile()
-		_ = f.Close()
-	})
-}
-
-// heapProfileLaunch writes the heap profile (pprof: what was allocated
-// since the start, -sample_index=alloc_space, and what is in use) after
-// the process's first cpuProfileFor to the file FURUDESK_HEAPPROFILE
-// names, when it names one: where a launch's memory goes.
-func heapProfileLaunch() {
-	path := os.Getenv("FURUDESK_HEAPPROFILE")
-	if path == "" {
-		return
-	}
-	time.AfterFunc(cpuProfileFor, func() {
-		f, err := os.Create(path)
-		if err != nil {
-			return
-		}
-		_ = pprof.Lookup("allocs").WriteTo(f, 0)
 		_ = f.Close()
 	})
 }
