@@ -694,27 +694,14 @@ func (a *App) LibraryShown() { go a.post(launchIntent{}) }
 
 // Tracks returns the union of the group's libraries in Library's order,
 // without the places: tracks only other devices have come without a
-// Path. (The window reads this: no place is worked out per track.)
+// Path (EachTrack, read whole).
 func (a *App) Tracks() ([]library.Track, error) {
-	local, err := a.store.Tracks()
-	if err != nil || a.gl == nil {
-		return local, err
-	}
-	remote := a.gl.Tracks()
-	if len(remote) == 0 {
-		return local, nil
-	}
-	have := make(map[string]bool, len(local))
-	for _, t := range local {
-		have[t.ContentID] = true
-	}
-	var rest []library.Track
-	for _, r := range remote {
-		if !have[r.ContentID] {
-			rest = append(rest, r.Entry.Track())
-		}
-	}
-	return mergeByCatalog(local, rest, func(t library.Track) library.Track { return t }), nil
+	var out []library.Track
+	err := a.EachTrack(func(t library.Track) error {
+		out = append(out, t)
+		return nil
+	})
+	return out, err
 }
 
 // EachTrack calls fn with the tracks of Tracks, in its order, one at a
