@@ -475,6 +475,26 @@ func readAudible(t *testing.T, m *mixer, n int) []int16 {
 	return append(got, pull(m, n)...)
 }
 
+// resumesFromTheFirstFrame resumes m, paused at frame 1500 by a pause that
+// muted, and checks that b (track tb, frames want) then plays from its
+// first frame, its Started once.
+func resumesFromTheFirstFrame(t *testing.T, m *mixer, tb Track, want func(int) int16) {
+	t.Helper()
+	m.resume()
+	if !m.release(1500) {
+		t.Fatal("pause's hold not released")
+	}
+	got := readAudible(t, m, 1000)
+	for i, v := range got {
+		if v != want(i) {
+			t.Fatalf("frame %d after resume = %d, want b's %d (restarted from its first frame)", i, v, want(i))
+		}
+	}
+	if st := m.observe(m.writtenFrames()); len(st.events) != 1 || st.events[0] != (Started{Track: tb}) {
+		t.Fatalf("events after resume = %+v, want Started b once", st.events)
+	}
+}
+
 // TestMixerPauseInTheSilenceBeforeATrackRestartsIt: a pause whose first
 // unheard frame is in the silence written before the current track (the
 // device buffers ahead of what is heard) mutes, and the resume plays the
@@ -498,20 +518,7 @@ func TestMixerPauseInTheSilenceBeforeATrackRestartsIt(t *testing.T) {
 	if st := m.observe(1500); len(st.events) != 0 || st.playing || st.track != tb || st.pos != 0 {
 		t.Fatalf("paused: %+v, want no event (Started not heard), not playing, track b at 0", st)
 	}
-	m.resume()
-	if !m.release(1500) {
-		t.Fatal("pause's hold not released")
-	}
-	got := readAudible(t, m, 1000)
-	for i, v := range got {
-		if v != want(i) {
-			t.Fatalf("frame %d after resume = %d, want b's %d (restarted from its first frame)", i, v, want(i))
-		}
-	}
-	st := m.observe(m.writtenFrames())
-	if len(st.events) != 1 || st.events[0] != (Started{Track: tb}) {
-		t.Fatalf("events after resume = %+v, want Started b once", st.events)
-	}
+	resumesFromTheFirstFrame(t, m, tb, want)
 }
 
 // TestMixerPauseInTheTailOfTheTrackBeforeMutes: a pause whose first
@@ -537,19 +544,7 @@ func TestMixerPauseInTheTailOfTheTrackBeforeMutes(t *testing.T) {
 	if st := m.observe(1500); len(st.events) != 0 || st.playing || st.track != tb {
 		t.Fatalf("paused: %+v, want no Started b, not playing, track b", st)
 	}
-	m.resume()
-	if !m.release(1500) {
-		t.Fatal("pause's hold not released")
-	}
-	got := readAudible(t, m, 1000)
-	for i, v := range got {
-		if v != wantB(i) {
-			t.Fatalf("frame %d after resume = %d, want b's %d", i, v, wantB(i))
-		}
-	}
-	if st := m.observe(m.writtenFrames()); len(st.events) != 1 || st.events[0] != (Started{Track: tb}) {
-		t.Fatalf("events after resume = %+v, want Started b", st.events)
-	}
+	resumesFromTheFirstFrame(t, m, tb, wantB)
 }
 
 // TestMixerPrepareAfterTheEndPlaysAtOnce: a track prepared after the
