@@ -219,9 +219,8 @@ func (m *mixer) posAt(heard int64) (t Track, pos int64, ok bool) {
 // a stop or pause being muted, or events waiting for the device to reach
 // their frame (a track starting or ending).
 func (m *mixer) settling() bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.held || len(m.timed) > 0
+	held, _, timed := m.pending()
+	return held || timed
 }
 
 // pending tells whether Stop's hold runs and, as first, the frame of the
