@@ -715,19 +715,8 @@ func (a *App) EachTrack(fn func(library.Track) error) error {
 	if err != nil {
 		return err
 	}
-	j := 0
-	err = a.store.EachTrack(0, -1, func(t library.Track) error {
-		for ; j < len(rest) && library.Less(rest[j], t); j++ {
-			if err := fn(rest[j]); err != nil {
-				return err
-			}
-		}
-		return fn(t)
-	})
-	for ; err == nil && j < len(rest); j++ {
-		err = fn(rest[j])
-	}
-	return err
+	same := func(t library.Track) library.Track { return t }
+	return eachMerged(a.store, rest, same, same, fn)
 }
 
 // Search finds tracks of the union matching query (SearchLibrary).

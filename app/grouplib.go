@@ -201,6 +201,26 @@ func mergeByCatalog[T any](local, rest []T, track func(T) library.Track) []T {
 	return merged
 }
 
+// eachMerged is mergeByCatalog as the store reads its tracks: fn gets
+// each of them (made a T by local) with rest, in catalog order, merged
+// in where they sort, one at a time. An error of fn stops it and is
+// returned.
+func eachMerged[T any](s Store, rest []T, track func(T) library.Track, local func(library.Track) T, fn func(T) error) error {
+	j := 0
+	err := s.EachTrack(0, -1, func(t library.Track) error {
+		for ; j < len(rest) && library.Less(track(rest[j]), t); j++ {
+			if err := fn(rest[j]); err != nil {
+				return err
+			}
+		}
+		return fn(local(t))
+	})
+	for ; err == nil && j < len(rest); j++ {
+		err = fn(rest[j])
+	}
+	return err
+}
+
 // EachLibraryTrack calls fn with the tracks of the union in Library's
 // order, from offset, at most limit of them (limit < 0: all), one at a
 // time: this device's tracks as the database reads them
@@ -234,18 +254,8 @@ func (a *App) EachLibraryTrack(offset, limit int, fn func(LibraryTrack) error) e
 		sent++
 		return fn(t)
 	}
-	j := 0
-	err = a.store.EachTrack(0, -1, func(t library.Track) error {
-		for ; j < len(rest) && library.Less(rest[j].Track, t); j++ {
-			if err := emit(rest[j]); err != nil {
-				return err
-			}
-		}
-		return emit(a.localTrack(t, self, names))
-	})
-	for ; err == nil && j < len(rest); j++ {
-		err = emit(rest[j])
-	}
+	err = eachMerged(a.store, rest, func(t LibraryTrack) library.Track { return t.Track },
+		func(t library.Track) LibraryTrack { return a.localTrack(t, self, names) }, emit)
 	if errors.Is(err, errEnough) {
 		return nil
 	}
