@@ -632,10 +632,10 @@ func (l *Library) publishOwn() error {
 
 // ownEntries reads this device's library a track at a time into the
 // entries of its catalog, in the order read: of several files of one
-// recording, the first by path is the one published. Only the entries and the paths
-// are kept while reading, not the tracks (100,000 of them, read whole
-// beside the window's own catalog, were the window's highest memory;
-// issue 37).
+// recording, the first valid one by path is the one published. Only the
+// entries and their paths are kept while reading, not the tracks
+// (100,000 of them, read whole beside the window's own catalog, were the
+// window's highest memory; issue 37).
 func ownEntries(ctx context.Context, files Files) ([]Entry, error) {
 	var entries []Entry
 	var paths []string

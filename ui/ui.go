@@ -653,7 +653,7 @@ func (u *UI) loadLibrary() {
 		var places map[string]app.Place
 		// A newer read began meanwhile: this one would not be shown, and
 		// it stopped there (its tracks are garbage at once).
-		stale := u.loadGen.Load() != gen || errors.Is(err, errStaleRead)
+		stale := u.loadGen.Load() != gen
 		if err == nil && !stale {
 			cat = b.build()
 			places, err = u.b.Places()
